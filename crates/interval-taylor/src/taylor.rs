@@ -496,6 +496,15 @@ fn quadratic_roots(a: Interval, b: Interval, c: Interval) -> [Option<Interval>; 
     [Some(q / a), Some(c / q)]
 }
 
+/// A model's data laid out for repeated use as a factor in products (see
+/// [`Accumulator::prepare`]).
+#[derive(Clone, Copy)]
+pub(crate) struct Prepared {
+    c: Coeffs,
+    rmag: f64,
+    pmag: f64,
+}
+
 /// Accumulates sums of products of Taylor models over one domain with a
 /// single rounding-error sweep (see the [module docs](self)).
 ///
@@ -506,13 +515,16 @@ fn quadratic_roots(a: Interval, b: Interval, c: Interval) -> [Option<Interval>; 
 /// roundings along any path; [`Accumulator::finish`] multiplies by
 /// `1 + 2 D u ≥ (1 − u)^−D` (valid for `D u ≤ 1/2`), rounds up, and adds `D`
 /// units of `f64::MIN_POSITIVE` for products that underflow.
+#[derive(Clone)]
 pub(crate) struct Accumulator<'d, const ORDER: usize> {
     dom: &'d TimeDomain,
     /// Powers of the domain radius (round-to-nearest, see above).
     rp: [f64; 2 * CAP],
     coef: Coeffs,
-    /// Sums of |terms| in each coefficient.
-    mag: Coeffs,
+    /// Upper bound (up to the final fudge) on `Σ_k rad^k Σ|terms of c_k|`:
+    /// for a product of `a` and `b` this is at most `P_a P_b` with
+    /// `P = Σ |c_k| rad^k`, so no per-term magnitudes are needed.
+    mag: f64,
     /// Number of rounded terms summed into one coefficient (an upper bound).
     terms: u32,
     /// Number of roundings along any path of the magnitude sums (an upper
@@ -538,7 +550,7 @@ impl<'d, const ORDER: usize> Accumulator<'d, ORDER> {
             dom,
             rp,
             coef: [0.0; CAP],
-            mag: [0.0; CAP],
+            mag: 0.0,
             terms: 0,
             depth: 0,
             trunc: 0.0,
@@ -575,10 +587,10 @@ impl<'d, const ORDER: usize> Accumulator<'d, ORDER> {
         let a = m.coeffs();
         for k in 0..=ORDER {
             self.coef[k] += a[k];
-            self.mag[k] += a[k].abs();
         }
+        self.mag += self.poly_mag(&a);
         self.terms += 1;
-        self.depth += 1;
+        self.depth += 2 * ORDER as u32 + 2;
         if m.rem != Interval::ZERO {
             self.rem += m.rem;
         }
@@ -594,12 +606,11 @@ impl<'d, const ORDER: usize> Accumulator<'d, ORDER> {
         }
         let a = m.coeffs();
         for k in 0..=ORDER {
-            let p = lambda * a[k];
-            self.coef[k] += p;
-            self.mag[k] += p.abs();
+            self.coef[k] += lambda * a[k];
         }
+        self.mag += lambda.abs() * self.poly_mag(&a);
         self.terms += 1;
-        self.depth += 2;
+        self.depth += 2 * ORDER as u32 + 3;
         if m.rem != Interval::ZERO {
             self.rem += m.rem * lambda;
         }
@@ -620,12 +631,11 @@ impl<'d, const ORDER: usize> Accumulator<'d, ORDER> {
         }
         let a = m.coeffs();
         for k in 0..=ORDER {
-            let p = mid * a[k];
-            self.coef[k] += p;
-            self.mag[k] += p.abs();
+            self.coef[k] += mid * a[k];
         }
+        self.mag += mid.abs() * self.poly_mag(&a);
         self.terms += 1;
-        self.depth += 2;
+        self.depth += 2 * ORDER as u32 + 3;
         // (λ − mid) p(s) + λ R
         let pe = Interval::point(a[0]).inflate(self.poly_mag_tail(&a));
         self.rem += (lambda - mid) * pe + lambda * m.rem;
@@ -648,37 +658,52 @@ impl<'d, const ORDER: usize> Accumulator<'d, ORDER> {
     pub(crate) fn add_constant(&mut self, v: Interval) {
         let mid = v.midpoint();
         self.coef[0] += mid;
-        self.mag[0] += mid.abs();
+        self.mag += mid.abs();
         self.terms += 1;
         self.depth += 1;
         self.rem += v - mid;
     }
 
+    /// Prepares `m` as a factor of several products (domain checked here).
+    #[inline]
+    pub(crate) fn prepare(&self, m: &TaylorModel<ORDER>) -> Prepared {
+        self.same(m);
+        let c = m.coeffs();
+        Prepared {
+            c,
+            rmag: m.rem.mag(),
+            pmag: self.poly_mag(&c),
+        }
+    }
+
     /// Adds `a × b`.
     #[inline]
     pub(crate) fn add_product(&mut self, a: &TaylorModel<ORDER>, b: &TaylorModel<ORDER>) {
-        self.same(a);
-        self.same(b);
-        let (x, y) = (a.coeffs(), b.coeffs());
+        let (pa, pb) = (self.prepare(a), self.prepare(b));
+        self.add_prepared_product(&pa, &pb);
+    }
+
+    /// Adds `a × b` for prepared factors.
+    #[inline]
+    pub(crate) fn add_prepared_product(&mut self, a: &Prepared, b: &Prepared) {
+        let (x, y) = (&a.c, &b.c);
         for i in 0..=ORDER {
-            for j in 0..=ORDER {
-                let p = x[i] * y[j];
-                if i + j <= ORDER {
-                    self.coef[i + j] += p;
-                    self.mag[i + j] += p.abs();
-                } else {
-                    self.trunc += p.abs() * self.rp[i + j];
-                }
+            for j in 0..=ORDER - i {
+                self.coef[i + j] += x[i] * y[j];
+            }
+            for j in ORDER - i + 1..=ORDER {
+                self.trunc += (x[i] * y[j]).abs() * self.rp[i + j];
             }
         }
+        // Σ_k rad^k Σ_{i+j=k} |x_i y_j| ≤ P_a P_b.
+        self.mag += a.pmag * b.pmag;
         // Each coefficient received k + 1 ≤ ORDER + 1 rounded products; a
         // magnitude path holds a product, a radius power and the sums.
         self.terms += ORDER as u32 + 1;
         self.depth += ((ORDER as u32 + 1) * (ORDER as u32 + 1)) + 2;
-        let (ra, rb) = (a.rem, b.rem);
-        if ra != Interval::ZERO || rb != Interval::ZERO {
-            let (ma, mb) = (ra.mag(), rb.mag());
-            self.rem_mag += self.poly_mag(&x) * mb + self.poly_mag(&y) * ma + ma * mb;
+        let (ma, mb) = (a.rmag, b.rmag);
+        if ma != 0.0 || mb != 0.0 {
+            self.rem_mag += a.pmag * mb + b.pmag * ma + ma * mb;
             self.depth += 2 * ORDER as u32 + 6;
         }
     }
@@ -688,11 +713,7 @@ impl<'d, const ORDER: usize> Accumulator<'d, ORDER> {
     pub(crate) fn finish(self) -> TaylorModel<ORDER> {
         // Coefficient errors: γ_n ≤ 2 n u = n ε for n rounded terms.
         let gamma = f64::from(self.terms.max(1)) * f64::EPSILON;
-        let mut s = 0.0;
-        for k in 0..=ORDER {
-            s += self.mag[k] * self.rp[k];
-        }
-        let total = gamma * s + self.trunc + self.rem_mag;
+        let total = gamma * self.mag + self.trunc + self.rem_mag;
         // Depth of every magnitude path, with the radius powers (2·ORDER),
         // the final sum and products (ORDER + 4) and this line's slack.
         let depth = f64::from(self.depth) + (6 * ORDER + 16) as f64;

@@ -11,7 +11,7 @@ use crate::domain::TimeDomain;
 use crate::error::IntervalError;
 use crate::interval::Interval;
 use crate::linalg::{IntervalMat3, IntervalVec3, unit_axis};
-use crate::taylor::{Accumulator, TaylorModel};
+use crate::taylor::{Accumulator, Prepared, TaylorModel};
 use glam::{DAffine3, DMat3, DVec3};
 
 /// Three Taylor models over one domain: a time-dependent vector.
@@ -314,20 +314,51 @@ impl<const ORDER: usize> TaylorMat3<ORDER> {
         ))
     }
 
+    /// The rows of the matrix prepared as product factors.
+    fn prepared_rows(&self, acc: &Accumulator<'_, ORDER>) -> [[Prepared; 3]; 3] {
+        let row = |i: usize| {
+            [
+                acc.prepare(self.x_axis.get(i)),
+                acc.prepare(self.y_axis.get(i)),
+                acc.prepare(self.z_axis.get(i)),
+            ]
+        };
+        [row(0), row(1), row(2)]
+    }
+
+    /// `rows · v (+ w)` from prepared rows.
+    fn rows_mul_vec3(
+        rows: &[[Prepared; 3]; 3],
+        v: &TaylorVec3<ORDER>,
+        w: Option<&TaylorVec3<ORDER>>,
+        empty: &Accumulator<'_, ORDER>,
+    ) -> TaylorVec3<ORDER> {
+        let pv = [
+            empty.prepare(&v.x),
+            empty.prepare(&v.y),
+            empty.prepare(&v.z),
+        ];
+        let row = |i: usize| {
+            let mut acc = empty.clone();
+            for k in 0..3 {
+                acc.add_prepared_product(&rows[i][k], &pv[k]);
+            }
+            if let Some(w) = w {
+                acc.add(w.get(i));
+            }
+            acc.finish()
+        };
+        TaylorVec3::new(row(0), row(1), row(2))
+    }
+
     /// `self · v`.
     ///
     /// # Panics
     /// When the domains differ.
     #[must_use]
     pub fn mul_vec3(&self, v: &TaylorVec3<ORDER>) -> TaylorVec3<ORDER> {
-        let row = |i: usize| {
-            let mut acc = Accumulator::new(self.domain());
-            acc.add_product(self.x_axis.get(i), &v.x);
-            acc.add_product(self.y_axis.get(i), &v.y);
-            acc.add_product(self.z_axis.get(i), &v.z);
-            acc.finish()
-        };
-        TaylorVec3::new(row(0), row(1), row(2))
+        let empty = Accumulator::new(self.domain());
+        Self::rows_mul_vec3(&self.prepared_rows(&empty), v, None, &empty)
     }
 
     /// `self · v + w` with one rounding sweep per component.
@@ -336,15 +367,26 @@ impl<const ORDER: usize> TaylorMat3<ORDER> {
     /// When the domains differ.
     #[must_use]
     pub fn mul_vec3_add(&self, v: &TaylorVec3<ORDER>, w: &TaylorVec3<ORDER>) -> TaylorVec3<ORDER> {
-        let row = |i: usize| {
-            let mut acc = Accumulator::new(self.domain());
-            acc.add_product(self.x_axis.get(i), &v.x);
-            acc.add_product(self.y_axis.get(i), &v.y);
-            acc.add_product(self.z_axis.get(i), &v.z);
-            acc.add(w.get(i));
-            acc.finish()
-        };
-        TaylorVec3::new(row(0), row(1), row(2))
+        let empty = Accumulator::new(self.domain());
+        Self::rows_mul_vec3(&self.prepared_rows(&empty), v, Some(w), &empty)
+    }
+
+    /// `(self · rhs, self · v + w)`: a matrix product and a matrix–vector
+    /// product sharing the preparation of `self` (the rigid-motion product).
+    fn mul_mat3_and_vec3_add(
+        &self,
+        rhs: &Self,
+        v: &TaylorVec3<ORDER>,
+        w: &TaylorVec3<ORDER>,
+    ) -> (Self, TaylorVec3<ORDER>) {
+        let empty = Accumulator::new(self.domain());
+        let rows = self.prepared_rows(&empty);
+        let m = Self::from_cols(
+            Self::rows_mul_vec3(&rows, &rhs.x_axis, None, &empty),
+            Self::rows_mul_vec3(&rows, &rhs.y_axis, None, &empty),
+            Self::rows_mul_vec3(&rows, &rhs.z_axis, None, &empty),
+        );
+        (m, Self::rows_mul_vec3(&rows, v, Some(w), &empty))
     }
 
     /// `self · p + w` for a constant vector `p`.
@@ -380,10 +422,12 @@ impl<const ORDER: usize> TaylorMat3<ORDER> {
     /// When the domains differ.
     #[must_use]
     pub fn mul_mat3(&self, rhs: &Self) -> Self {
+        let empty = Accumulator::new(self.domain());
+        let rows = self.prepared_rows(&empty);
         Self::from_cols(
-            self.mul_vec3(&rhs.x_axis),
-            self.mul_vec3(&rhs.y_axis),
-            self.mul_vec3(&rhs.z_axis),
+            Self::rows_mul_vec3(&rows, &rhs.x_axis, None, &empty),
+            Self::rows_mul_vec3(&rows, &rhs.y_axis, None, &empty),
+            Self::rows_mul_vec3(&rows, &rhs.z_axis, None, &empty),
         )
     }
 
@@ -484,11 +528,10 @@ impl<const ORDER: usize> TaylorAffine3<ORDER> {
     /// When the domains differ.
     #[must_use]
     pub fn compose(&self, rhs: &Self) -> Self {
-        Self::new(
-            self.rotation.mul_mat3(&rhs.rotation),
+        let (r, t) =
             self.rotation
-                .mul_vec3_add(&rhs.translation, &self.translation),
-        )
+                .mul_mat3_and_vec3_add(&rhs.rotation, &rhs.translation, &self.translation);
+        Self::new(r, t)
     }
 
     /// `self ∘ a` for a constant transform `a` (e.g. a joint's fixed origin).
