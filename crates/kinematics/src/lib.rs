@@ -16,6 +16,21 @@
 //!   swept volumes (M3 §3) are **conservative**: every sampled true pose,
 //!   curve length, point speed or swept point lies inside them, in floating
 //!   point, because they are built on `armature-interval-taylor`.
-//!
-//! This crate is filled by the kinematics issue; today it holds only this
-//! contract.
+
+mod error;
+pub mod joint;
+mod motion;
+mod tree;
+
+pub use error::KinematicsError;
+pub use joint::{Joint, JointLimits, JointType};
+pub use motion::{InBetweenMotion, JointSpaceMotion, LocalMotion, Path};
+pub use tree::{KinematicTree, Link, LinkSpec};
+
+/// The crate's commonly used types.
+pub mod prelude {
+    pub use crate::{
+        InBetweenMotion, Joint, JointLimits, JointSpaceMotion, JointType, KinematicTree,
+        KinematicsError, Link, LinkSpec, LocalMotion, Path,
+    };
+}

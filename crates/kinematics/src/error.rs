@@ -1,0 +1,176 @@
+//! The crate's error type.
+
+use armature_interval_taylor::IntervalError;
+
+/// Why a tree, a configuration, a motion or a bound could not be built.
+///
+/// Every variant names the offending input (link or joint name, index,
+/// value).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum KinematicsError {
+    /// A link names a parent that is not in the tree.
+    #[error("link `{link}` names unknown parent `{parent}`")]
+    UnknownParent {
+        /// The link.
+        link: String,
+        /// The parent name it gave.
+        parent: String,
+    },
+    /// Following parents from this link comes back to it.
+    #[error("link `{link}` is part of a cycle of parents")]
+    Cycle {
+        /// A link on the cycle.
+        link: String,
+    },
+    /// Two links share a name.
+    #[error("duplicate link name `{name}`")]
+    DuplicateLink {
+        /// The name.
+        name: String,
+    },
+    /// A link name is empty.
+    #[error("link {index} has an empty name")]
+    EmptyName {
+        /// Position of the link in the input.
+        index: usize,
+    },
+    /// A joint axis is zero or not finite.
+    #[error("joint of link `{link}` has a zero or non-finite axis ({x}, {y}, {z})")]
+    BadAxis {
+        /// The link the joint moves.
+        link: String,
+        /// x component.
+        x: f64,
+        /// y component.
+        y: f64,
+        /// z component.
+        z: f64,
+    },
+    /// A model parameter (origin, limit, bound) is NaN or infinite.
+    #[error("link `{link}`: `{field}` = {value} is not finite")]
+    NotFinite {
+        /// The link.
+        link: String,
+        /// The field.
+        field: &'static str,
+        /// The value.
+        value: f64,
+    },
+    /// A model parameter is out of its range.
+    #[error("link `{link}`: `{field}` = {value} is out of range ({why})")]
+    OutOfRange {
+        /// The link.
+        link: String,
+        /// The field.
+        field: &'static str,
+        /// The value.
+        value: f64,
+        /// The allowed range, in words.
+        why: &'static str,
+    },
+    /// Joint limits with `lower > upper` or NaN.
+    #[error("joint of link `{link}` has invalid limits [{lower}, {upper}]")]
+    InvalidLimits {
+        /// The link.
+        link: String,
+        /// Lower limit.
+        lower: f64,
+        /// Upper limit.
+        upper: f64,
+    },
+    /// A fixed origin whose linear part is not a rotation.
+    #[error("link `{link}`: origin rotation is not orthonormal")]
+    NotARotation {
+        /// The link.
+        link: String,
+    },
+    /// A configuration vector of the wrong length.
+    #[error("configuration has {got} values, the tree needs {expected}")]
+    ConfigLength {
+        /// Values the tree needs.
+        expected: usize,
+        /// Values given.
+        got: usize,
+    },
+    /// A configuration value is NaN or infinite.
+    #[error("configuration value {index} (joint of link `{link}`) is {value}")]
+    ConfigNotFinite {
+        /// Index in the configuration vector.
+        index: usize,
+        /// The link whose joint owns the value.
+        link: String,
+        /// The value.
+        value: f64,
+    },
+    /// A quaternion in a configuration has (near) zero norm.
+    #[error("configuration values {index}..{} (joint of link `{link}`) are not a quaternion (norm {norm})", index + 4)]
+    BadQuaternion {
+        /// Index of the first quaternion component.
+        index: usize,
+        /// The link whose joint owns the values.
+        link: String,
+        /// The norm found.
+        norm: f64,
+    },
+    /// A buffer of the wrong length.
+    #[error("buffer `{what}` has length {got}, expected {expected}")]
+    BufferLength {
+        /// Which buffer.
+        what: &'static str,
+        /// Length needed.
+        expected: usize,
+        /// Length given.
+        got: usize,
+    },
+    /// A link index beyond the tree.
+    #[error("link index {index} out of range (tree has {len} links)")]
+    LinkIndex {
+        /// The index.
+        index: usize,
+        /// Number of links.
+        len: usize,
+    },
+    /// A link name not in the tree.
+    #[error("no link named `{name}`")]
+    UnknownLink {
+        /// The name.
+        name: String,
+    },
+    /// A time or time interval outside `[0, 1]` or inverted.
+    #[error("time interval [{t0}, {t1}] is not inside [0, 1]")]
+    BadTime {
+        /// Start.
+        t0: f64,
+        /// End.
+        t1: f64,
+    },
+    /// A path needs at least one configuration.
+    #[error("a path needs at least one configuration")]
+    EmptyPath,
+    /// A segment index beyond the path.
+    #[error("segment {index} out of range (path has {len} segments)")]
+    SegmentIndex {
+        /// The index.
+        index: usize,
+        /// Number of segments.
+        len: usize,
+    },
+    /// An empty point set where geometry is needed.
+    #[error("link `{link}`: empty point set")]
+    EmptyPoints {
+        /// The link.
+        link: String,
+    },
+    /// A numeric enclosure failed.
+    #[error(transparent)]
+    Interval(#[from] IntervalError),
+    /// A URDF document could not be read or is malformed.
+    #[error("URDF {source_name}: {message}")]
+    Urdf {
+        /// The file (or `<string>`).
+        source_name: String,
+        /// What is wrong, naming the element.
+        message: String,
+    },
+}
