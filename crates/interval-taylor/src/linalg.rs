@@ -98,7 +98,7 @@ impl IntervalVec3 {
     #[must_use]
     pub fn volume(&self) -> f64 {
         let w = self.width();
-        (w.x * w.y).next_up() * w.z
+        ((w.x * w.y).next_up() * w.z).next_up()
     }
 
     /// Whether the point lies in the box.

@@ -46,8 +46,10 @@ struct Member<const N: usize> {
 }
 
 fn model<const N: usize>(dom: TimeDomain) -> impl Strategy<Value = Member<N>> {
-    (coeff(), prop::array::uniform::<_, N>(coeff()), remainder()).prop_map(move |(c0, c, rem)| Member {
-        tm: TaylorModel::from_parts(dom, c0, c, rem).unwrap(),
+    (coeff(), prop::array::uniform::<_, N>(coeff()), remainder()).prop_map(move |(c0, c, rem)| {
+        Member {
+            tm: TaylorModel::from_parts(dom, c0, c, rem).unwrap(),
+        }
     })
 }
 
@@ -84,7 +86,10 @@ fn claims<const N: usize>(m: &TaylorModel<N>, t: f64, truth: Dd) -> bool {
 /// Sample times: end points, the expansion point and interior points.
 fn times(dom: &TimeDomain, fr: &[f64]) -> Vec<f64> {
     let mut ts = vec![dom.lo(), dom.hi(), dom.mid()];
-    ts.extend(fr.iter().map(|f| (dom.lo() + (dom.hi() - dom.lo()) * f).clamp(dom.lo(), dom.hi())));
+    ts.extend(
+        fr.iter()
+            .map(|f| (dom.lo() + (dom.hi() - dom.lo()) * f).clamp(dom.lo(), dom.hi())),
+    );
     ts
 }
 
@@ -101,9 +106,21 @@ macro_rules! check_all {
     ($m:expr, $ts:expr, |$t:ident, $i:ident| $truth:expr) => {
         for ($i, &$t) in $ts.iter().enumerate() {
             let truth: Dd = $truth;
-            prop_assert!(claims(&$m, $t, truth), "t = {}: truth {:?} not claimed by {:?}", $t, truth, $m);
+            prop_assert!(
+                claims(&$m, $t, truth),
+                "t = {}: truth {:?} not claimed by {:?}",
+                $t,
+                truth,
+                $m
+            );
             let b = $m.bound();
-            prop_assert!(contains_dd(b, truth), "t = {}: truth {:?} outside bound {:?}", $t, truth, b);
+            prop_assert!(
+                contains_dd(b, truth),
+                "t = {}: truth {:?} outside bound {:?}",
+                $t,
+                truth,
+                b
+            );
         }
     };
 }
@@ -296,6 +313,9 @@ fn bad_parameters_are_errors() {
     assert!(TaylorModel::<3>::from_parts(d, 0.0, [1.0, f64::NAN, 0.0], Interval::ZERO).is_err());
     assert!(TaylorModel::<3>::try_dot(&[], &[]).is_err());
     // A non-finite constant is an unknown value, not a panic.
-    assert_eq!(TaylorModel::<3>::constant(d, f64::NAN).bound(), Interval::ENTIRE);
+    assert_eq!(
+        TaylorModel::<3>::constant(d, f64::NAN).bound(),
+        Interval::ENTIRE
+    );
     assert!(TaylorModel::<3>::identity(d).eval(1.5).is_none());
 }
