@@ -2,27 +2,7 @@
 //! together enclose a function on a time domain, rigorously in floating
 //! point (M4 §5.1).
 //!
-//! # Soundness in floating point
-//!
-//! A model `(c, R)` over the domain `[a, b]` expanded at `m` states: for every
-//! `t ∈ [a, b]`, `f(t) ∈ Σ_k c_k (t − m)^k + R`, where the polynomial is
-//! evaluated in *exact* arithmetic on the f64 coefficients. Every operation
-//! keeps that statement true:
-//!
-//! - coefficients are sums of products computed in round-to-nearest; the
-//!   error of a sum of `n` rounded terms is at most `γ_n Σ|terms|` with
-//!   `γ_n = n u / (1 − n u) ≤ 2 n u` (`u = 2⁻⁵³`), bounded with upward-rounded
-//!   magnitude sums plus `n` subnormal units for underflow, and swept into
-//!   the remainder after scaling by `|t − m|^k ≤ rad^k`;
-//! - terms above the order are bounded over the domain by magnitude and
-//!   swept into the remainder;
-//! - interval constants (`sin` of the expansion point, unit axes) are split
-//!   into a midpoint coefficient and an interval error that joins the
-//!   remainder;
-//! - the range of the polynomial part ([`TaylorModel::bound`]) is evaluated in
-//!   outward-rounded interval arithmetic at the end points and at
-//!   enclosures of the critical points (order ≤ 3), or on a subdivision of
-//!   the domain (higher orders).
+//! The soundness argument is on [`TaylorModel`].
 
 use crate::domain::TimeDomain;
 use crate::error::IntervalError;
@@ -41,12 +21,38 @@ const CAP: usize = MAX_ORDER + 1;
 ///
 /// The polynomial part is `c₀ + c₁ s + … + c_ORDER s^ORDER` in the centred
 /// variable `s = t − mid` of its [`TimeDomain`]; the remainder is an
-/// [`Interval`]. See the [module documentation](self) for the soundness
-/// argument.
+/// [`Interval`]. See [soundness](#soundness-in-floating-point) below.
 ///
 /// Binary operations need both operands over the same domain; the operators
 /// panic otherwise (a programming error), and `try_*` twins return
 /// [`IntervalError::DomainMismatch`] instead.
+///
+/// # Soundness in floating point
+///
+/// A model `(c, R)` over the domain `[a, b]` expanded at `m` states: for every
+/// `t ∈ [a, b]`, `f(t) ∈ Σ_k c_k (t − m)^k + R`, where the polynomial is
+/// evaluated in *exact* arithmetic on the f64 coefficients. Every operation
+/// keeps that statement true:
+///
+/// - coefficients are sums of products computed in round-to-nearest; the
+///   error of a sum of `n` rounded terms is at most `γ_n Σ|terms|` with
+///   `γ_n = n u / (1 − n u) ≤ 2 n u` (`u = 2⁻⁵³`); weighted by
+///   `|t − m|^k ≤ rad^k` and summed over `k`, the magnitudes of a product's
+///   terms are at most `P_a P_b` with `P = Σ|c_k| rad^k`, and that bound is
+///   swept into the remainder. Magnitudes are computed in round-to-nearest
+///   too: they are sums of products of non-negative numbers, so `D` roundings
+///   along any path lose at most a factor `(1 − u)^D`, undone by a final
+///   factor `1 + 2 D u`, an upward rounding and `D` units of
+///   `f64::MIN_POSITIVE` for underflow;
+/// - terms above the order are bounded over the domain by magnitude and
+///   swept into the remainder;
+/// - interval constants (`sin` of the expansion point, unit axes) are split
+///   into a midpoint coefficient and an interval error that joins the
+///   remainder;
+/// - the range of the polynomial part ([`TaylorModel::bound`]) is evaluated in
+///   outward-rounded interval arithmetic at the end points and at
+///   enclosures of the critical points (order ≤ 3), or on a subdivision of
+///   the domain (higher orders).
 ///
 /// ```
 /// use armature_interval_taylor::{Interval, TaylorModel, TimeDomain};
@@ -284,7 +290,7 @@ impl<const ORDER: usize> TaylorModel<ORDER> {
     }
 
     /// Enclosure of the function's range over the whole domain: the range
-    /// of the polynomial part (sound, see [module docs](self)) plus the
+    /// of the polynomial part (sound, see [`TaylorModel`]) plus the
     /// remainder.
     #[must_use]
     pub fn bound(&self) -> Interval {
@@ -506,7 +512,7 @@ pub(crate) struct Prepared {
 }
 
 /// Accumulates sums of products of Taylor models over one domain with a
-/// single rounding-error sweep (see the [module docs](self)).
+/// single rounding-error sweep (see [`TaylorModel`]).
 ///
 /// The hot loop runs in plain round-to-nearest. Every magnitude it keeps
 /// (coefficient magnitude sums, truncated terms, remainder products, powers
