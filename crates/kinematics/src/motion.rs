@@ -72,7 +72,7 @@ impl LocalMotion {
 }
 
 /// Axis and angle of a unit quaternion, robust near 0 (axis z) and π.
-fn axis_angle(q: DQuat) -> (DVec3, f64) {
+pub(crate) fn axis_angle(q: DQuat) -> (DVec3, f64) {
     let v = DVec3::new(q.x, q.y, q.z);
     let s = v.length();
     if s < 1e-300 {
