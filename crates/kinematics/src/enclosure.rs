@@ -85,8 +85,8 @@
 //! ```
 
 use crate::error::KinematicsError;
-use crate::joint::{JointType, quat};
-use crate::motion::{InBetweenMotion, JointSpaceMotion, LocalMotion, axis_angle};
+use crate::joint::JointType;
+use crate::motion::{InBetweenMotion, JointSpaceMotion, LocalMotion, shortest_arc};
 use crate::tree::KinematicTree;
 use armature_interval_taylor::{
     Interval, IntervalAffine3, IntervalError, IntervalMat3, IntervalVec3, TaylorAffine3,
@@ -396,10 +396,7 @@ impl JointSpaceLocal {
         // so both choose the same direction when the relative rotation is
         // (numerically) a half turn.
         let slerp = |k: usize| {
-            let qa = quat(&a[k..k + 4]);
-            let qb = quat(&b[k..k + 4]);
-            let qb = if qa.dot(qb) < 0.0 { -qb } else { qb };
-            let (axis, angle) = axis_angle((qa.inverse() * qb).normalize());
+            let (qa, axis, angle) = shortest_arc(&a[k..k + 4], &b[k..k + 4]);
             let r0 = o.matrix3 * DMat3::from_quat(qa);
             (r0 * axis, angle, r0)
         };
@@ -603,9 +600,16 @@ impl JointSpaceMotion {
     }
 
     /// Writes the interval enclosure of every link's world pose over
-    /// `[t0, t1]` into `out` (`tree` is the tree the motion was built for).
-    /// See the [module docs](crate::enclosure) for the braking arcs of
-    /// vehicle joints; no allocation.
+    /// `[t0, t1]` into `out` (`tree` is the tree the motion was built for);
+    /// no allocation.
+    ///
+    /// Every joint but the vehicles moves its link by an in-between motion
+    /// ([`LocalMotion`], built with the slerp of
+    /// [`JointSpaceMotion::config_at`]), enclosed as in
+    /// [`InBetweenMotion::enclose_interval_into`]. A vehicle joint's braking
+    /// arc ([`crate::joint::vehicle_transform`] with `φ, s, α` linear in `t`)
+    /// is enclosed on [`ARC_PIECES`] sub-intervals of time with
+    /// [`sinc_interval`] and hulled.
     ///
     /// # Errors
     /// [`KinematicsError::BadTime`], [`KinematicsError::ConfigLength`] when
@@ -635,6 +639,14 @@ impl JointSpaceMotion {
 
     /// Writes the Taylor enclosure of every link's world pose over
     /// `[t0, t1]` into `out`; no allocation.
+    ///
+    /// In-between local motions are enclosed as in
+    /// [`InBetweenMotion::enclose_taylor_into`]. A vehicle joint's braking
+    /// arc keeps its rotation exact (an affine angle about z); its
+    /// translation `s(t)·sinc(α(t)/2)·(cos ψ(t), sin ψ(t), 0)` is the Taylor
+    /// product `s(t)·(cos ψ(t), sin ψ(t), 0)` scaled by the interval of
+    /// `sinc(α/2)` over the whole of `[t0, t1]` ([`sinc_interval`]), a
+    /// constant-in-time factor: sound, looser than a full Taylor model.
     ///
     /// # Errors
     /// As [`JointSpaceMotion::enclose_interval_into`].
@@ -800,20 +812,23 @@ impl LinkObb {
             pose.transform_vector(self.axes.y_axis).scale(e.y),
             pose.transform_vector(self.axes.z_axis).scale(e.z),
         ];
-        let mut out: Option<IntervalVec3> = None;
-        for k in 0..8 {
-            let mut p = c;
-            for (j, vj) in v.iter().enumerate() {
-                p = if k >> j & 1 == 1 {
-                    p.add(vj)
-                } else {
-                    p.sub(vj)
-                };
+        // Corner k has +e_j V_j where bit j of k is set; the sums share
+        // their partial sums level by level (14 vector sums, not 24).
+        let mut corners = [c; 8];
+        let mut n = 1;
+        for vj in &v {
+            for k in 0..n {
+                let p = corners[k];
+                corners[k] = p.sub(vj);
+                corners[k + n] = p.add(vj);
             }
-            let b = p.bound();
-            out = Some(out.map_or(b, |acc| acc.hull(&b)));
+            n *= 2;
         }
-        out.unwrap_or_default()
+        let mut out = corners[0].bound();
+        for p in &corners[1..] {
+            out = out.hull(&p.bound());
+        }
+        out
     }
 }
 
@@ -826,9 +841,34 @@ fn intersect_boxes(a: &IntervalVec3, b: &IntervalVec3) -> IntervalVec3 {
     }
 }
 
-/// Reusable buffers for the pose enclosures of one or several trees
-/// (STYLE.md §5): the buffers grow to the largest tree seen and are reused,
-/// so steady-state queries do not allocate.
+/// Reusable buffers for the pose enclosures of one or several trees: the
+/// buffers grow to the largest tree seen and are reused, so steady-state
+/// queries do not allocate.
+///
+/// A query encloses every link's world pose over `[t0, t1] ⊆ [0, 1]` by
+/// interval products (M1 §4.1) or third-order Taylor models (M4 §5.2) and
+/// returns them as [`LinkEnclosures`], from which the dynamic AABBs of link
+/// boxes and point sets follow. **Guarantee**: conservative in floating
+/// point — the exact pose of the motion at every `t ∈ [t0, t1]`, and every
+/// point of a box or point set fixed on the link, lies inside.
+///
+/// ```
+/// use armature_kinematics::prelude::*;
+/// use glam::{DAffine3, DVec3};
+/// let tree = KinematicTree::new(vec![
+///     LinkSpec::new("car", None).with_joint(Joint::new("drive", JointType::Vehicle)),
+/// ])?;
+/// // Brake along an arc: 1 m while turning 0.5 rad.
+/// let motion = JointSpaceMotion::new(&tree, &[0.0, 0.0], &[1.0, 0.5])?;
+/// let mut ws = EnclosureWorkspace::new();
+/// let encl = ws.joint_space(&tree, &motion, EnclosureKind::Interval, 0.0, 1.0)?;
+/// let swept = encl.point_aabb(0, DVec3::ZERO)?;
+/// let mut q = [0.0; 2];
+/// let mut poses = [DAffine3::IDENTITY];
+/// motion.poses_at(&tree, 0.7, &mut q, &mut poses)?;
+/// assert!(swept.contains(poses[0].translation));
+/// # Ok::<(), KinematicsError>(())
+/// ```
 #[derive(Clone, Debug, Default)]
 pub struct EnclosureWorkspace {
     interval: Vec<IntervalAffine3>,
