@@ -17,11 +17,15 @@
 //!   curve length, point speed or swept point lies inside them, in floating
 //!   point, because they are built on `armature-interval-taylor`.
 
+mod enclosure;
 mod error;
 pub mod joint;
 mod motion;
 mod tree;
 
+pub use enclosure::{
+    ARC_PIECES, EnclosureKind, EnclosureWorkspace, LinkEnclosures, LinkObb, sinc_interval,
+};
 pub use error::KinematicsError;
 pub use joint::{Joint, JointLimits, JointType};
 pub use motion::{InBetweenMotion, JointSpaceMotion, LocalMotion, Path};
@@ -30,7 +34,8 @@ pub use tree::{KinematicTree, Link, LinkSpec};
 /// The crate's commonly used types.
 pub mod prelude {
     pub use crate::{
-        InBetweenMotion, Joint, JointLimits, JointSpaceMotion, JointType, KinematicTree,
-        KinematicsError, Link, LinkSpec, LocalMotion, Path,
+        EnclosureKind, EnclosureWorkspace, InBetweenMotion, Joint, JointLimits, JointSpaceMotion,
+        JointType, KinematicTree, KinematicsError, Link, LinkEnclosures, LinkObb, LinkSpec,
+        LocalMotion, Path,
     };
 }

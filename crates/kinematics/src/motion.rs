@@ -71,6 +71,19 @@ impl LocalMotion {
     }
 }
 
+/// The shortest arc between the rotations of two quaternion values
+/// (x, y, z, w; normalised here): `(qa, axis, angle)` with
+/// `R(b) = R(qa) · Rot(axis, angle)` and `angle ∈ [0, π]`. The slerp of
+/// [`JointSpaceMotion`], the rotation of [`InBetweenMotion`] and the pose
+/// enclosures all take it from here, so they turn the same way at a half
+/// turn, where the sign of `qa · qb` decides.
+pub(crate) fn shortest_arc(a: &[f64], b: &[f64]) -> (DQuat, DVec3, f64) {
+    let (qa, qb) = (quat(a), quat(b));
+    let qb = if qa.dot(qb) < 0.0 { -qb } else { qb };
+    let (axis, angle) = axis_angle((qa.inverse() * qb).normalize());
+    (qa, axis, angle)
+}
+
 /// Axis and angle of a unit quaternion, robust near 0 (axis z) and π.
 fn axis_angle(q: DQuat) -> (DVec3, f64) {
     let v = DVec3::new(q.x, q.y, q.z);
@@ -88,10 +101,14 @@ fn axis_angle(q: DQuat) -> (DVec3, f64) {
 ///
 /// For revolute, continuous, prismatic, spherical and planar joints the
 /// parameters come from the joint values, so a revolute swing of any size
-/// (beyond π too) is represented exactly and the motion coincides with
-/// [`JointSpaceMotion`]; for floating, vehicle and uncertainty joints the
-/// link is treated as a free pose (axis–angle of `R₁ R₀ᵀ`, ≤ π, linear
-/// translation).
+/// (beyond π too) is represented exactly; rotations given by quaternions
+/// (spherical, floating, orientation joints) turn along the shortest arc
+/// chosen exactly as [`JointSpaceMotion`]'s slerp chooses it (even at a half
+/// turn, where both arcs are shortest), and translations are linear, so for
+/// all these joints the motion coincides with [`JointSpaceMotion`]. For
+/// vehicle and location joints the link is treated as a free pose
+/// (axis–angle of `R₁ R₀ᵀ`, ≤ π, linear translation); a vehicle's
+/// joint-space motion follows its braking arc instead.
 #[derive(Clone, Debug, PartialEq)]
 pub struct InBetweenMotion {
     local: Vec<LocalMotion>,
@@ -131,11 +148,8 @@ impl InBetweenMotion {
                             velocity: d * (b[0] - a[0]),
                         }
                     }
-                    JointType::Spherical => {
-                        let (qa, qb) = (quat(a), quat(b));
-                        let rel = qa.inverse() * qb;
-                        let rel = if rel.w < 0.0 { -rel } else { rel };
-                        let (k, angle) = axis_angle(rel.normalize());
+                    JointType::Spherical | JointType::OrientationUncertain { .. } => {
+                        let (qa, k, angle) = shortest_arc(a, b);
                         let r0 = o.matrix3 * DMat3::from_quat(qa);
                         LocalMotion {
                             axis: (r0 * k).normalize(),
@@ -143,6 +157,19 @@ impl InBetweenMotion {
                             rot0: r0,
                             trans0: o.translation,
                             velocity: DVec3::ZERO,
+                        }
+                    }
+                    JointType::Floating => {
+                        let (qa, k, angle) = shortest_arc(&a[3..7], &b[3..7]);
+                        let r0 = o.matrix3 * DMat3::from_quat(qa);
+                        let p0 = DVec3::new(a[0], a[1], a[2]);
+                        let p1 = DVec3::new(b[0], b[1], b[2]);
+                        LocalMotion {
+                            axis: (r0 * k).normalize(),
+                            omega: angle,
+                            rot0: r0,
+                            trans0: o.transform_point3(p0),
+                            velocity: o.matrix3 * (p1 - p0),
                         }
                     }
                     JointType::Planar { normal } => {
@@ -309,10 +336,7 @@ impl JointSpaceMotion {
                 _ => None,
             };
             if let Some(s) = at {
-                let (a, b) = (quat(&self.q0[s..s + 4]), quat(&self.q1[s..s + 4]));
-                let b = if a.dot(b) < 0.0 { -b } else { b };
-                let rel = a.inverse() * b;
-                let (k, angle) = axis_angle(rel.normalize());
+                let (a, k, angle) = shortest_arc(&self.q0[s..s + 4], &self.q1[s..s + 4]);
                 let q = a * DQuat::from_axis_angle(k, angle * t);
                 out[s..s + 4].copy_from_slice(&[q.x, q.y, q.z, q.w]);
             }

@@ -1,0 +1,1348 @@
+//! Sound enclosures of every link's world pose over a time interval
+//! `[t0, t1] ⊆ [0, 1]`: interval enclosures (M1 §4.1) and Taylor enclosures
+//! (M4 §5.1–5.2), and the dynamic AABBs of link boxes and point sets built
+//! from them.
+//!
+//! **What.** For a motion ([`InBetweenMotion`] or [`JointSpaceMotion`]) and
+//! a sub-interval of the query time, one enclosure per link of every world
+//! pose the link takes: an [`IntervalAffine3`] (each entry of the rotation
+//! and translation bounded by an interval) or a [`TaylorAffine3`]
+//! (third-order Taylor models in `t` with sound remainders). From either,
+//! [`LinkEnclosures`] gives the dynamic AABB of a link's OBB ([`LinkObb`]) or
+//! point set over the interval.
+//!
+//! **Why.** The dynamic AABB hierarchies of M1 stage 1 and of CATCH's
+//! link-level culling (M4 §5) are built from these boxes. Interval products
+//! forget that every factor of a chain depends on the same `t`, so their
+//! boxes grow exponentially with depth; Taylor models keep that dependency in
+//! their polynomial parts (M4 Fig. 5; the `enclosure_volume` example
+//! measures the difference).
+//!
+//! **Guarantee.** Conservative in floating point: for every `t ∈ [t0, t1]`
+//! the exact pose of the motion defined by its `f64` parameters lies in the
+//! interval enclosure of each link, and in its Taylor enclosure evaluated at
+//! `t` ([`TaylorAffine3::eval`]) or over the whole interval
+//! ([`TaylorAffine3::bound`]); every point of a link's OBB or point set lies
+//! in the AABB. All arithmetic is outward-rounded
+//! (`armature-interval-taylor`).
+//!
+//! **How.**
+//! - *In-between motion* (M1 §3.3, M4 §3.2). A link moves relative to its
+//!   parent by `x ↦ Rot(k, ωt)·R₀·x + T₀ + v t` ([`LocalMotion`]). Interval:
+//!   `Rot(k, ω·[t0, t1])` by Rodrigues' formula in interval arithmetic, times
+//!   `R₀`, and `T₀ + v·[t0, t1]`. Taylor: the rotation's sine and cosine as
+//!   order-3 models with exact Lagrange remainders, composed with the
+//!   constant `R₀`; the translation is affine in `t` and exact.
+//!   World enclosures are products along the chain in tree order, parents
+//!   first: `world(i) = world(parent) ∘ local(i)`.
+//! - *Joint-space motion.* For fixed, revolute, continuous, prismatic,
+//!   planar and spherical joints, and for floating, orientation and location
+//!   joints (slerp of the quaternion along the shortest arc, linear
+//!   translation), the joint-space pose of a link relative to its parent *is*
+//!   such a local motion, built here with the same arithmetic as
+//!   [`JointSpaceMotion::config_at`] so both pick the same arc. Vehicle and
+//!   omni-vehicle joints follow the braking arc
+//!   ([`crate::joint::vehicle_transform`]): rotation `α` about z, translation
+//!   `s·sinc(α/2)·(cos(φ + α/2), sin(φ + α/2), 0)` with `φ, s, α` linear in
+//!   `t`. That is no in-between motion; its interval enclosure bounds the
+//!   arc on [`ARC_PIECES`] sub-intervals of time with [`sinc_interval`]. Its
+//!   Taylor enclosure keeps the rotation exact (an affine angle about z) and
+//!   encloses the translation as `s(t)·(cos ψ(t), sin ψ(t), 0)` in Taylor
+//!   arithmetic times the interval of `sinc(α/2)` over the whole time
+//!   interval, a constant-in-time factor: sound, but looser than a full
+//!   Taylor model would be.
+//! - *Boxes.* A link's OBB is bounded through its 8 corners: by the
+//!   convexity argument of M4 §5.2, the AABB of the boxes bounding each
+//!   corner's trajectory bounds the whole moving OBB. With interval poses the
+//!   result is also intersected with `centre ± |R·A|·e` (both are sound).
+//!
+//! Hot paths do not allocate: the `*_into` functions write into caller-owned
+//! slices, and [`EnclosureWorkspace`] keeps its buffers between queries.
+//!
+//! ```
+//! use armature_kinematics::prelude::*;
+//! use glam::{DAffine3, DVec3};
+//! let tree = KinematicTree::new(vec![
+//!     LinkSpec::new("base", None)
+//!         .with_joint(Joint::revolute("j0", DVec3::Z, -3.0, 3.0)),
+//!     LinkSpec::new("arm", Some("base"))
+//!         .with_joint(Joint::revolute("j1", DVec3::Y, -3.0, 3.0))
+//!         .with_origin(DAffine3::from_translation(DVec3::new(0.3, 0.0, 0.0))),
+//! ])?;
+//! let motion = InBetweenMotion::new(&tree, &[0.0, 0.0], &[0.5, -0.25])?;
+//! let mut ws = EnclosureWorkspace::new();
+//! let encl = ws.in_between(&motion, EnclosureKind::Taylor, 0.0, 1.0)?;
+//! let obb = LinkObb::new(
+//!     DVec3::new(0.15, 0.0, 0.0),
+//!     DVec3::new(0.15, 0.025, 0.025),
+//!     glam::DMat3::IDENTITY,
+//! )?;
+//! let aabb = encl.obb_aabb(1, &obb)?;
+//! let mut poses = [DAffine3::IDENTITY; 2];
+//! motion.poses_at(0.5, &mut poses)?;
+//! assert!(aabb.contains(poses[1].transform_point3(DVec3::new(0.3, 0.0, 0.0))));
+//! # Ok::<(), KinematicsError>(())
+//! ```
+
+use crate::error::KinematicsError;
+use crate::joint::JointType;
+use crate::motion::{InBetweenMotion, JointSpaceMotion, LocalMotion, shortest_arc};
+use crate::tree::KinematicTree;
+use armature_interval_taylor::{
+    Interval, IntervalAffine3, IntervalError, IntervalMat3, IntervalVec3, TaylorAffine3,
+    TaylorMat3, TaylorModel, TaylorVec3, TimeDomain,
+};
+use glam::{DAffine3, DMat3, DVec3};
+
+/// Number of sub-intervals of time on which the interval enclosure of a
+/// braking arc (vehicle joints) is evaluated before taking the hull: the
+/// arc's translation is a product of three factors that depend on `t`, and
+/// interval arithmetic overestimates it in proportion to the width of `t`.
+pub const ARC_PIECES: usize = 8;
+
+/// Which enclosure of the link poses to compute.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum EnclosureKind {
+    /// Interval matrices multiplied along the chain (M1 §4.1): cheapest,
+    /// loosest for deep chains.
+    Interval,
+    /// Third-order Taylor models composed along the chain (M4 §5.2): a few
+    /// times more work, far tighter boxes for deep chains.
+    #[default]
+    Taylor,
+}
+
+/// `[t0, t1] ⊆ [0, 1]`, no NaN.
+fn check_time(t0: f64, t1: f64) -> Result<(), KinematicsError> {
+    if 0.0 <= t0 && t0 <= t1 && t1 <= 1.0 {
+        Ok(())
+    } else {
+        Err(KinematicsError::BadTime { t0, t1 })
+    }
+}
+
+fn check_len(what: &'static str, expected: usize, got: usize) -> Result<(), KinematicsError> {
+    if expected == got {
+        Ok(())
+    } else {
+        Err(KinematicsError::BufferLength {
+            what,
+            expected,
+            got,
+        })
+    }
+}
+
+/// `[−m, m]` for `m ≥ 0` (NaN gives the whole line).
+fn symmetric(m: f64) -> Interval {
+    Interval::new(-m, m).unwrap_or(Interval::ENTIRE)
+}
+
+/// The time interval as an [`Interval`] (checked by [`check_time`]).
+fn time_interval(t0: f64, t1: f64) -> Result<Interval, KinematicsError> {
+    check_time(t0, t1)?;
+    Ok(Interval::new(t0, t1)?)
+}
+
+fn not_finite(name: &'static str, value: f64) -> KinematicsError {
+    KinematicsError::Interval(IntervalError::NotFinite { name, value })
+}
+
+fn finite_vec(name: &'static str, v: DVec3) -> Result<(), KinematicsError> {
+    match v.to_array().into_iter().find(|c| !c.is_finite()) {
+        Some(c) => Err(not_finite(name, c)),
+        None => Ok(()),
+    }
+}
+
+/// Enclosure of `sin y / y` at one point `y ≥ 0`: the alternating series
+/// `1 − y²/6 ≤ sinc y ≤ 1 − y²/6 + y⁴/120` (terms decrease for `y ≤ 1`)
+/// below `10⁻³`, where `sin(y) / y` would lose relative accuracy near
+/// subnormals, else `sin(y) / y` in interval arithmetic.
+fn sinc_at(y: f64) -> Interval {
+    if y <= 1e-3 {
+        let y2 = Interval::point(y).sqr();
+        let s1 = Interval::ONE - y2 / 6.0;
+        Interval::new(s1.lo(), (s1 + y2.sqr() / 120.0).hi()).unwrap_or(s1)
+    } else {
+        let y = Interval::point(y);
+        y.sin() / y
+    }
+}
+
+/// Enclosure of `sin x / x` (1 at 0) for every `x` in `x`.
+///
+/// `sinc` is even, so it is enclosed on `|x| = [a, b]`, split at π:
+///
+/// - on `[a, b] ∩ [0, π]` `sinc` decreases (its derivative
+///   `(y cos y − sin y)/y²` is negative on `(0, π]`: `tan y > y` below π/2,
+///   `cos y ≤ 0 < sin y` above), so the range there is
+///   `[sinc(min(b, π)), sinc(a)]`, each end enclosed at its point (the
+///   series `1 − y²/6 + y⁴/120 − …` near 0, `sin y / y` in interval
+///   arithmetic elsewhere);
+/// - on the part `Y ⊆ [π, ∞)`, `sin(Y) / Y` in interval arithmetic (no
+///   division by zero; `sin` widened for the platform's error).
+///
+/// The result is the hull of both parts, intersected with the global range
+/// of `sinc`, `[−0.2173, 1]` (its minimum is −0.21723… near 4.4934). An
+/// unbounded `x` gives that global range.
+///
+/// ```
+/// use armature_kinematics::sinc_interval;
+/// use armature_interval_taylor::Interval;
+/// let r = sinc_interval(Interval::new(-0.5, 2.0)?);
+/// assert!(r.contains(1.0) && r.contains(2f64.sin() / 2.0));
+/// # Ok::<(), armature_interval_taylor::IntervalError>(())
+/// ```
+#[must_use]
+pub fn sinc_interval(x: Interval) -> Interval {
+    // Below the true minimum −0.2172336282112217 of sinc.
+    let global = Interval::new(-0.2173, 1.0).unwrap_or(Interval::UNIT);
+    // The f64 nearest to π lies below π.
+    let pi_lo = core::f64::consts::PI;
+    let (a, b) = (x.mig(), x.mag());
+    if !b.is_finite() {
+        return global;
+    }
+    let mut r: Option<Interval> = None;
+    if a <= pi_lo {
+        let lower = sinc_at(b.min(pi_lo)).lo();
+        let upper = sinc_at(a).hi().min(1.0);
+        r = Interval::new(lower.min(upper), upper).ok();
+    }
+    if b > pi_lo {
+        let y = Interval::new(a.max(pi_lo), b).unwrap_or(Interval::ENTIRE);
+        let q = y.sin() / y;
+        r = Some(r.map_or(q, |r| r.hull(q)));
+    }
+    let r = r.unwrap_or(global);
+    r.intersect(global).unwrap_or(r)
+}
+
+impl LocalMotion {
+    fn check_finite(&self) -> Result<(), KinematicsError> {
+        if !self.omega.is_finite() {
+            return Err(not_finite("omega", self.omega));
+        }
+        finite_vec("axis", self.axis)?;
+        finite_vec("rot0", self.rot0.x_axis)?;
+        finite_vec("rot0", self.rot0.y_axis)?;
+        finite_vec("rot0", self.rot0.z_axis)?;
+        finite_vec("trans0", self.trans0)?;
+        finite_vec("velocity", self.velocity)
+    }
+
+    /// Interval enclosure of the local pose for every time in `t` (M1
+    /// §4.1): rotation `Rot(axis, ω·t)·rot0` by Rodrigues' formula in
+    /// interval arithmetic, translation `trans0 + velocity·t`.
+    ///
+    /// # Errors
+    /// [`KinematicsError::Interval`] for a non-finite parameter or a zero
+    /// axis of a rotating motion.
+    pub fn interval_enclosure(&self, t: Interval) -> Result<IntervalAffine3, KinematicsError> {
+        self.check_finite()?;
+        let rot0 = IntervalMat3::from_dmat3(self.rot0);
+        let rotation = if self.omega == 0.0 {
+            rot0
+        } else {
+            IntervalMat3::from_axis_angle(self.axis, Interval::point(self.omega) * t)?
+                .mul_mat3(&rot0)
+        };
+        let translation =
+            IntervalVec3::from_point(self.trans0) + IntervalVec3::from_point(self.velocity) * t;
+        Ok(IntervalAffine3::new(rotation, translation))
+    }
+
+    /// Taylor enclosure of the local pose over `dom` (M4 §5.1): the
+    /// rotation `Rot(axis, ω t)` from order-3 models of `sin` and `cos` with
+    /// exact remainders, composed with the constant `rot0`; the translation
+    /// `trans0 + velocity·t` is exact.
+    ///
+    /// # Errors
+    /// As [`LocalMotion::interval_enclosure`].
+    pub fn taylor_enclosure(&self, dom: TimeDomain) -> Result<TaylorAffine3, KinematicsError> {
+        self.check_finite()?;
+        Ok(if self.omega == 0.0 {
+            TaylorAffine3::new(
+                TaylorMat3::constant(dom, self.rot0),
+                TaylorVec3::linear(dom, self.velocity, self.trans0)?,
+            )
+        } else {
+            TaylorAffine3::in_between(dom, self.axis, self.omega, 0.0, self.velocity, self.trans0)?
+                .compose_const(&DAffine3::from_mat3(self.rot0))
+        })
+    }
+}
+
+/// `start + slope·t`.
+#[derive(Clone, Copy, Debug)]
+struct Linear {
+    start: f64,
+    slope: f64,
+}
+
+impl Linear {
+    /// As [`JointSpaceMotion::config_at`] interpolates: `a + t·(b − a)`.
+    fn between(a: f64, b: f64) -> Self {
+        Self {
+            start: a,
+            slope: b - a,
+        }
+    }
+
+    fn over(self, t: Interval) -> Interval {
+        Interval::point(self.start) + Interval::point(self.slope) * t
+    }
+}
+
+/// The braking arc of a vehicle joint behind its fixed origin, with
+/// `φ, s, α` linear in `t`.
+#[derive(Clone, Copy, Debug)]
+struct ArcMotion {
+    origin: DAffine3,
+    phi: Linear,
+    s: Linear,
+    alpha: Linear,
+}
+
+impl ArcMotion {
+    /// The direction angle `ψ = φ + α/2 = c + w t`, its coefficients
+    /// enclosed.
+    fn psi(&self) -> (Interval, Interval) {
+        let c = Interval::point(self.phi.start) + Interval::point(self.alpha.start) * 0.5;
+        let w = Interval::point(self.phi.slope) + Interval::point(self.alpha.slope) * 0.5;
+        (c, w)
+    }
+
+    fn interval_enclosure(&self, t: Interval) -> IntervalAffine3 {
+        let a = self.alpha.over(t);
+        let (sn, cs) = (a.sin(), a.cos());
+        let rotation = IntervalMat3::from_cols(
+            IntervalVec3::new(cs, sn, Interval::ZERO),
+            IntervalVec3::new(-sn, cs, Interval::ZERO),
+            IntervalVec3::new(Interval::ZERO, Interval::ZERO, Interval::ONE),
+        );
+        let (c, w) = self.psi();
+        let pieces = if t.is_point() { 1 } else { ARC_PIECES };
+        let (lo, hi) = (t.lo(), t.hi());
+        let mut translation: Option<IntervalVec3> = None;
+        for k in 0..pieces {
+            // Consecutive pieces share their f64 end points, so they cover t.
+            let p_lo = if k == 0 {
+                lo
+            } else {
+                lo + (hi - lo) * k as f64 / pieces as f64
+            };
+            let p_hi = if k + 1 == pieces {
+                hi
+            } else {
+                lo + (hi - lo) * (k + 1) as f64 / pieces as f64
+            };
+            let tk = Interval::new(p_lo.min(p_hi), p_hi.max(p_lo)).unwrap_or(t);
+            let h = self.alpha.over(tk) * 0.5;
+            let d = self.s.over(tk) * sinc_interval(h);
+            let psi = c + w * tk;
+            let v = IntervalVec3::new(d * psi.cos(), d * psi.sin(), Interval::ZERO);
+            translation = Some(translation.map_or(v, |acc| acc.hull(&v)));
+        }
+        let local = IntervalAffine3::new(rotation, translation.unwrap_or_default());
+        IntervalAffine3::from_daffine3(&self.origin).compose(&local)
+    }
+
+    fn taylor_enclosure(&self, dom: TimeDomain) -> Result<TaylorAffine3, KinematicsError> {
+        let rotation =
+            TaylorMat3::rotation_affine_angle(dom, DVec3::Z, self.alpha.slope, self.alpha.start)?;
+        // The models take f64 coefficients for ψ; the rest of the exact
+        // coefficients moves ψ by at most `err`, and sin, cos are
+        // 1-Lipschitz, so `[−err, err]` joins their remainders.
+        let (c, w) = self.psi();
+        let (cm, wm) = (c.midpoint(), w.midpoint());
+        let err = ((c - cm) + (w - wm) * dom.interval()).mag();
+        let (sn, cs) = TaylorModel::<3>::sin_cos_affine(dom, wm, cm)?;
+        let (sn, cs) = (
+            sn.add_interval(symmetric(err)),
+            cs.add_interval(symmetric(err)),
+        );
+        let s = TaylorModel::<3>::affine(dom, self.s.slope, self.s.start)?;
+        let g = sinc_interval(self.alpha.over(dom.interval()) * 0.5);
+        let translation = TaylorVec3::new(
+            s.try_mul(&cs)?.scale_interval(g),
+            s.try_mul(&sn)?.scale_interval(g),
+            TaylorModel::constant(dom, 0.0),
+        );
+        Ok(TaylorAffine3::new(rotation, translation).premul_const(&self.origin))
+    }
+}
+
+/// A link's motion relative to its parent under [`JointSpaceMotion`].
+#[derive(Clone, Copy, Debug)]
+enum JointSpaceLocal {
+    /// Constant rotational and translational velocity.
+    Screw(LocalMotion),
+    /// A vehicle's braking arc.
+    Arc(ArcMotion),
+}
+
+impl JointSpaceLocal {
+    /// Link `i`'s local motion from `q0` to `q1` (valid configurations of
+    /// `tree`), with the interpolation of [`JointSpaceMotion::config_at`].
+    fn new(tree: &KinematicTree, q0: &[f64], q1: &[f64], i: usize) -> Self {
+        let l = &tree.links()[i];
+        let o = *l.origin();
+        let r = tree.q_range(i);
+        let (a, b) = (&q0[r.clone()], &q1[r]);
+        let lin = |k: usize| Linear::between(a[k], b[k]);
+        // Slerp along the shortest arc exactly as `config_at` computes it,
+        // so both choose the same direction when the relative rotation is
+        // (numerically) a half turn.
+        let slerp = |k: usize| {
+            let (qa, axis, angle) = shortest_arc(&a[k..k + 4], &b[k..k + 4]);
+            let r0 = o.matrix3 * DMat3::from_quat(qa);
+            (r0 * axis, angle, r0)
+        };
+        let lin3 = |k: usize| {
+            let p0 = DVec3::new(a[k], a[k + 1], a[k + 2]);
+            let dp = DVec3::new(b[k] - a[k], b[k + 1] - a[k + 1], b[k + 2] - a[k + 2]);
+            (o.transform_point3(p0), o.matrix3 * dp)
+        };
+        let screw = |axis, omega, rot0, trans0, velocity| {
+            Self::Screw(LocalMotion {
+                axis,
+                omega,
+                rot0,
+                trans0,
+                velocity,
+            })
+        };
+        match l.joint().kind {
+            JointType::Fixed => Self::Screw(LocalMotion::constant(&o)),
+            JointType::Revolute { axis } | JointType::Continuous { axis } => screw(
+                o.matrix3 * axis,
+                b[0] - a[0],
+                o.matrix3 * DMat3::from_axis_angle(axis, a[0]),
+                o.translation,
+                DVec3::ZERO,
+            ),
+            JointType::Prismatic { axis } => {
+                let d = o.matrix3 * axis;
+                screw(
+                    DVec3::Z,
+                    0.0,
+                    o.matrix3,
+                    o.translation + d * a[0],
+                    d * (b[0] - a[0]),
+                )
+            }
+            JointType::Planar { normal } => {
+                let (u, v) = JointType::plane_axes(normal);
+                screw(
+                    o.matrix3 * normal,
+                    b[2] - a[2],
+                    o.matrix3 * DMat3::from_axis_angle(normal, a[2]),
+                    o.transform_point3(u * a[0] + v * a[1]),
+                    o.matrix3 * (u * (b[0] - a[0]) + v * (b[1] - a[1])),
+                )
+            }
+            JointType::Spherical | JointType::OrientationUncertain { .. } => {
+                let (axis, angle, r0) = slerp(0);
+                screw(axis, angle, r0, o.translation, DVec3::ZERO)
+            }
+            JointType::Floating => {
+                let (axis, angle, r0) = slerp(3);
+                let (p0, v) = lin3(0);
+                screw(axis, angle, r0, p0, v)
+            }
+            JointType::LocationUncertain { .. } => {
+                let (p0, v) = lin3(0);
+                screw(DVec3::Z, 0.0, o.matrix3, p0, v)
+            }
+            JointType::Vehicle => Self::Arc(ArcMotion {
+                origin: o,
+                phi: Linear {
+                    start: 0.0,
+                    slope: 0.0,
+                },
+                s: lin(0),
+                alpha: lin(1),
+            }),
+            JointType::OmniVehicle => Self::Arc(ArcMotion {
+                origin: o,
+                phi: lin(0),
+                s: lin(1),
+                alpha: lin(2),
+            }),
+        }
+    }
+
+    fn interval_enclosure(&self, t: Interval) -> Result<IntervalAffine3, KinematicsError> {
+        match self {
+            Self::Screw(m) => m.interval_enclosure(t),
+            Self::Arc(a) => Ok(a.interval_enclosure(t)),
+        }
+    }
+
+    fn taylor_enclosure(&self, dom: TimeDomain) -> Result<TaylorAffine3, KinematicsError> {
+        match self {
+            Self::Screw(m) => m.taylor_enclosure(dom),
+            Self::Arc(a) => a.taylor_enclosure(dom),
+        }
+    }
+}
+
+/// `world(i) = world(parent) ∘ local(i)` in tree order (parents first).
+fn chain_interval(
+    parents: &[Option<usize>],
+    out: &mut [IntervalAffine3],
+    mut local: impl FnMut(usize) -> Result<IntervalAffine3, KinematicsError>,
+) -> Result<(), KinematicsError> {
+    for (i, parent) in parents.iter().enumerate() {
+        let l = local(i)?;
+        out[i] = match parent {
+            Some(p) if *p < i => out[*p].compose(&l),
+            _ => l,
+        };
+    }
+    Ok(())
+}
+
+/// As [`chain_interval`] for Taylor enclosures.
+fn chain_taylor(
+    parents: &[Option<usize>],
+    out: &mut [TaylorAffine3],
+    mut local: impl FnMut(usize) -> Result<TaylorAffine3, KinematicsError>,
+) -> Result<(), KinematicsError> {
+    for (i, parent) in parents.iter().enumerate() {
+        let l = local(i)?;
+        out[i] = match parent {
+            Some(p) if *p < i => out[*p].compose(&l),
+            _ => l,
+        };
+    }
+    Ok(())
+}
+
+impl InBetweenMotion {
+    /// Writes the interval enclosure (M1 §4.1) of every link's world pose
+    /// over `[t0, t1]` into `out` (one per link, tree order); no allocation.
+    ///
+    /// # Errors
+    /// [`KinematicsError::BadTime`] unless `0 ≤ t0 ≤ t1 ≤ 1`,
+    /// [`KinematicsError::BufferLength`] unless `out` has one entry per
+    /// link, [`KinematicsError::Interval`] for non-finite motion parameters
+    /// (overflow of huge configurations).
+    pub fn enclose_interval_into(
+        &self,
+        t0: f64,
+        t1: f64,
+        out: &mut [IntervalAffine3],
+    ) -> Result<(), KinematicsError> {
+        let t = time_interval(t0, t1)?;
+        check_len("interval poses", self.local().len(), out.len())?;
+        let local = self.local();
+        chain_interval(self.parents(), out, |i| local[i].interval_enclosure(t))
+    }
+
+    /// Writes the Taylor enclosure (M4 §5.2) of every link's world pose over
+    /// `[t0, t1]` into `out`; no allocation.
+    ///
+    /// # Errors
+    /// As [`InBetweenMotion::enclose_interval_into`].
+    pub fn enclose_taylor_into(
+        &self,
+        t0: f64,
+        t1: f64,
+        out: &mut [TaylorAffine3],
+    ) -> Result<(), KinematicsError> {
+        check_time(t0, t1)?;
+        let dom = TimeDomain::new(t0, t1)?;
+        check_len("taylor poses", self.local().len(), out.len())?;
+        let local = self.local();
+        chain_taylor(self.parents(), out, |i| local[i].taylor_enclosure(dom))
+    }
+
+    /// The interval enclosures of [`InBetweenMotion::enclose_interval_into`]
+    /// in a new vector.
+    ///
+    /// # Errors
+    /// As [`InBetweenMotion::enclose_interval_into`].
+    pub fn enclose_interval(
+        &self,
+        t0: f64,
+        t1: f64,
+    ) -> Result<Vec<IntervalAffine3>, KinematicsError> {
+        let mut out = vec![IntervalAffine3::IDENTITY; self.local().len()];
+        self.enclose_interval_into(t0, t1, &mut out)?;
+        Ok(out)
+    }
+
+    /// The Taylor enclosures of [`InBetweenMotion::enclose_taylor_into`] in
+    /// a new vector.
+    ///
+    /// # Errors
+    /// As [`InBetweenMotion::enclose_interval_into`].
+    pub fn enclose_taylor(&self, t0: f64, t1: f64) -> Result<Vec<TaylorAffine3>, KinematicsError> {
+        let mut out = vec![TaylorAffine3::identity(TimeDomain::unit()); self.local().len()];
+        self.enclose_taylor_into(t0, t1, &mut out)?;
+        Ok(out)
+    }
+}
+
+impl JointSpaceMotion {
+    fn check_tree(&self, tree: &KinematicTree) -> Result<(), KinematicsError> {
+        if self.start().len() == tree.nq() {
+            Ok(())
+        } else {
+            Err(KinematicsError::ConfigLength {
+                expected: tree.nq(),
+                got: self.start().len(),
+            })
+        }
+    }
+
+    /// Writes the interval enclosure of every link's world pose over
+    /// `[t0, t1]` into `out` (`tree` is the tree the motion was built for);
+    /// no allocation.
+    ///
+    /// Every joint but the vehicles moves its link by an in-between motion
+    /// ([`LocalMotion`], built with the slerp of
+    /// [`JointSpaceMotion::config_at`]), enclosed as in
+    /// [`InBetweenMotion::enclose_interval_into`]. A vehicle joint's braking
+    /// arc ([`crate::joint::vehicle_transform`] with `φ, s, α` linear in `t`)
+    /// is enclosed on [`ARC_PIECES`] sub-intervals of time with
+    /// [`sinc_interval`] and hulled.
+    ///
+    /// # Errors
+    /// [`KinematicsError::BadTime`], [`KinematicsError::ConfigLength`] when
+    /// the motion does not fit `tree`, [`KinematicsError::BufferLength`],
+    /// [`KinematicsError::Interval`] for non-finite motion parameters.
+    pub fn enclose_interval_into(
+        &self,
+        tree: &KinematicTree,
+        t0: f64,
+        t1: f64,
+        out: &mut [IntervalAffine3],
+    ) -> Result<(), KinematicsError> {
+        let t = time_interval(t0, t1)?;
+        self.check_tree(tree)?;
+        check_len("interval poses", tree.len(), out.len())?;
+        let (q0, q1) = (self.start(), self.end());
+        let parents = tree.links().iter().map(crate::tree::Link::parent);
+        for (i, parent) in parents.enumerate() {
+            let l = JointSpaceLocal::new(tree, q0, q1, i).interval_enclosure(t)?;
+            out[i] = match parent {
+                Some(p) if p < i => out[p].compose(&l),
+                _ => l,
+            };
+        }
+        Ok(())
+    }
+
+    /// Writes the Taylor enclosure of every link's world pose over
+    /// `[t0, t1]` into `out`; no allocation.
+    ///
+    /// In-between local motions are enclosed as in
+    /// [`InBetweenMotion::enclose_taylor_into`]. A vehicle joint's braking
+    /// arc keeps its rotation exact (an affine angle about z); its
+    /// translation `s(t)·sinc(α(t)/2)·(cos ψ(t), sin ψ(t), 0)` is the Taylor
+    /// product `s(t)·(cos ψ(t), sin ψ(t), 0)` scaled by the interval of
+    /// `sinc(α/2)` over the whole of `[t0, t1]` ([`sinc_interval`]), a
+    /// constant-in-time factor: sound, looser than a full Taylor model.
+    ///
+    /// # Errors
+    /// As [`JointSpaceMotion::enclose_interval_into`].
+    pub fn enclose_taylor_into(
+        &self,
+        tree: &KinematicTree,
+        t0: f64,
+        t1: f64,
+        out: &mut [TaylorAffine3],
+    ) -> Result<(), KinematicsError> {
+        check_time(t0, t1)?;
+        let dom = TimeDomain::new(t0, t1)?;
+        self.check_tree(tree)?;
+        check_len("taylor poses", tree.len(), out.len())?;
+        let (q0, q1) = (self.start(), self.end());
+        let parents = tree.links().iter().map(crate::tree::Link::parent);
+        for (i, parent) in parents.enumerate() {
+            let l = JointSpaceLocal::new(tree, q0, q1, i).taylor_enclosure(dom)?;
+            out[i] = match parent {
+                Some(p) if p < i => out[p].compose(&l),
+                _ => l,
+            };
+        }
+        Ok(())
+    }
+
+    /// The interval enclosures of
+    /// [`JointSpaceMotion::enclose_interval_into`] in a new vector.
+    ///
+    /// # Errors
+    /// As [`JointSpaceMotion::enclose_interval_into`].
+    pub fn enclose_interval(
+        &self,
+        tree: &KinematicTree,
+        t0: f64,
+        t1: f64,
+    ) -> Result<Vec<IntervalAffine3>, KinematicsError> {
+        let mut out = vec![IntervalAffine3::IDENTITY; tree.len()];
+        self.enclose_interval_into(tree, t0, t1, &mut out)?;
+        Ok(out)
+    }
+
+    /// The Taylor enclosures of [`JointSpaceMotion::enclose_taylor_into`] in
+    /// a new vector.
+    ///
+    /// # Errors
+    /// As [`JointSpaceMotion::enclose_interval_into`].
+    pub fn enclose_taylor(
+        &self,
+        tree: &KinematicTree,
+        t0: f64,
+        t1: f64,
+    ) -> Result<Vec<TaylorAffine3>, KinematicsError> {
+        let mut out = vec![TaylorAffine3::identity(TimeDomain::unit()); tree.len()];
+        self.enclose_taylor_into(tree, t0, t1, &mut out)?;
+        Ok(out)
+    }
+}
+
+/// An oriented box fixed in a link's frame: `centre + axes·(e ⊙ u)` for
+/// `u ∈ [−1, 1]³` with half-extents `e`. The axes need not be orthonormal
+/// for the enclosures to be sound (any affine image of a cube is bounded by
+/// its corners).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LinkObb {
+    center: DVec3,
+    half_extents: DVec3,
+    axes: DMat3,
+}
+
+impl LinkObb {
+    /// A box with centre, half-extents (their absolute values are used) and
+    /// axes (the columns of `axes`), in the link frame.
+    ///
+    /// # Errors
+    /// [`KinematicsError::Interval`] with [`IntervalError::NotFinite`] for a
+    /// NaN or infinite component.
+    pub fn new(center: DVec3, half_extents: DVec3, axes: DMat3) -> Result<Self, KinematicsError> {
+        finite_vec("obb.center", center)?;
+        finite_vec("obb.half_extents", half_extents)?;
+        for c in [axes.x_axis, axes.y_axis, axes.z_axis] {
+            finite_vec("obb.axes", c)?;
+        }
+        Ok(Self {
+            center,
+            half_extents: half_extents.abs(),
+            axes,
+        })
+    }
+
+    /// The centre (link frame).
+    #[must_use]
+    pub const fn center(&self) -> DVec3 {
+        self.center
+    }
+
+    /// The half-extents along the axes (non-negative).
+    #[must_use]
+    pub const fn half_extents(&self) -> DVec3 {
+        self.half_extents
+    }
+
+    /// The axes, as the columns of a matrix (link frame).
+    #[must_use]
+    pub const fn axes(&self) -> DMat3 {
+        self.axes
+    }
+
+    /// The signs `u ∈ {−1, 1}³` of corner `k` (bit `j` of `k` set: `+1`).
+    fn signs(k: usize) -> DVec3 {
+        let s = |j: usize| if k >> j & 1 == 1 { 1.0 } else { -1.0 };
+        DVec3::new(s(0), s(1), s(2))
+    }
+
+    /// The 8 corners in the link frame, rounded to nearest (for sampling;
+    /// the enclosures bound the exact corners).
+    #[must_use]
+    pub fn corners(&self) -> [DVec3; 8] {
+        core::array::from_fn(|k| self.center + self.axes * (self.half_extents * Self::signs(k)))
+    }
+
+    /// Enclosure of the box moved by every transform in `pose`: the hull of
+    /// the 8 corners' interval images, intersected with
+    /// `R·centre + T ± |R·axes|·e`.
+    #[must_use]
+    pub fn aabb_interval(&self, pose: &IntervalAffine3) -> IntervalVec3 {
+        let axes = IntervalMat3::from_dmat3(self.axes);
+        let center = IntervalVec3::from_point(self.center);
+        let mut corners: Option<IntervalVec3> = None;
+        for k in 0..8 {
+            let local = center
+                + axes.mul_vec3(&IntervalVec3::from_point(
+                    self.half_extents * Self::signs(k),
+                ));
+            let b = pose.transform_point_set(&local);
+            corners = Some(corners.map_or(b, |acc| acc.hull(&b)));
+        }
+        let corners = corners.unwrap_or_default();
+        let ra = pose.rotation.mul_mat3(&axes);
+        let e = self.half_extents;
+        let reach = |i: usize| {
+            let r = Interval::point(ra.x_axis.get(i).mag()) * e.x
+                + Interval::point(ra.y_axis.get(i).mag()) * e.y
+                + Interval::point(ra.z_axis.get(i).mag()) * e.z;
+            symmetric(r.hi())
+        };
+        let by_centre =
+            pose.transform_point(self.center) + IntervalVec3::new(reach(0), reach(1), reach(2));
+        intersect_boxes(&corners, &by_centre)
+    }
+
+    /// Enclosure of the box over the whole domain of a Taylor pose (M4
+    /// §5.2): each corner's trajectory `C(t) ± e₀V₀(t) ± e₁V₁(t) ± e₂V₂(t)`
+    /// (with `C = R·centre + T`, `Vⱼ = R·axisⱼ`, all in Taylor arithmetic)
+    /// is bounded, and the AABB of the 8 boxes bounds the moving box by
+    /// convexity.
+    #[must_use]
+    pub fn aabb_taylor(&self, pose: &TaylorAffine3) -> IntervalVec3 {
+        let c = pose.transform_point(self.center);
+        let e = self.half_extents;
+        let v = [
+            pose.transform_vector(self.axes.x_axis).scale(e.x),
+            pose.transform_vector(self.axes.y_axis).scale(e.y),
+            pose.transform_vector(self.axes.z_axis).scale(e.z),
+        ];
+        // Corner k has +e_j V_j where bit j of k is set; the sums share
+        // their partial sums level by level (14 vector sums, not 24).
+        let mut corners = [c; 8];
+        let mut n = 1;
+        for vj in &v {
+            for k in 0..n {
+                let p = corners[k];
+                corners[k] = p.sub(vj);
+                corners[k + n] = p.add(vj);
+            }
+            n *= 2;
+        }
+        let mut out = corners[0].bound();
+        for p in &corners[1..] {
+            out = out.hull(&p.bound());
+        }
+        out
+    }
+}
+
+/// The intersection of two boxes that both hold the same non-empty set
+/// (`a` if rounding ever made them disjoint).
+fn intersect_boxes(a: &IntervalVec3, b: &IntervalVec3) -> IntervalVec3 {
+    match (a.x.intersect(b.x), a.y.intersect(b.y), a.z.intersect(b.z)) {
+        (Some(x), Some(y), Some(z)) => IntervalVec3::new(x, y, z),
+        _ => *a,
+    }
+}
+
+/// Reusable buffers for the pose enclosures of one or several trees: the
+/// buffers grow to the largest tree seen and are reused, so steady-state
+/// queries do not allocate.
+///
+/// A query encloses every link's world pose over `[t0, t1] ⊆ [0, 1]` by
+/// interval products (M1 §4.1) or third-order Taylor models (M4 §5.2) and
+/// returns them as [`LinkEnclosures`], from which the dynamic AABBs of link
+/// boxes and point sets follow. **Guarantee**: conservative in floating
+/// point — the exact pose of the motion at every `t ∈ [t0, t1]`, and every
+/// point of a box or point set fixed on the link, lies inside.
+///
+/// ```
+/// use armature_kinematics::prelude::*;
+/// use glam::{DAffine3, DVec3};
+/// let tree = KinematicTree::new(vec![
+///     LinkSpec::new("car", None).with_joint(Joint::new("drive", JointType::Vehicle)),
+/// ])?;
+/// // Brake along an arc: 1 m while turning 0.5 rad.
+/// let motion = JointSpaceMotion::new(&tree, &[0.0, 0.0], &[1.0, 0.5])?;
+/// let mut ws = EnclosureWorkspace::new();
+/// let encl = ws.joint_space(&tree, &motion, EnclosureKind::Interval, 0.0, 1.0)?;
+/// let swept = encl.point_aabb(0, DVec3::ZERO)?;
+/// let mut q = [0.0; 2];
+/// let mut poses = [DAffine3::IDENTITY];
+/// motion.poses_at(&tree, 0.7, &mut q, &mut poses)?;
+/// assert!(swept.contains(poses[0].translation));
+/// # Ok::<(), KinematicsError>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct EnclosureWorkspace {
+    interval: Vec<IntervalAffine3>,
+    taylor: Vec<TaylorAffine3>,
+}
+
+impl EnclosureWorkspace {
+    /// An empty workspace.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A workspace with room for trees of `links` links.
+    #[must_use]
+    pub fn with_links(links: usize) -> Self {
+        Self {
+            interval: Vec::with_capacity(links),
+            taylor: Vec::with_capacity(links),
+        }
+    }
+
+    fn buffers(&mut self, kind: EnclosureKind, n: usize) {
+        match kind {
+            EnclosureKind::Interval => self.interval.resize(n, IntervalAffine3::IDENTITY),
+            EnclosureKind::Taylor => self
+                .taylor
+                .resize(n, TaylorAffine3::identity(TimeDomain::unit())),
+        }
+    }
+
+    /// Enclosures of the in-between motion's link poses over `[t0, t1]`.
+    ///
+    /// # Errors
+    /// As [`InBetweenMotion::enclose_interval_into`].
+    pub fn in_between(
+        &mut self,
+        motion: &InBetweenMotion,
+        kind: EnclosureKind,
+        t0: f64,
+        t1: f64,
+    ) -> Result<LinkEnclosures<'_>, KinematicsError> {
+        self.buffers(kind, motion.local().len());
+        let poses = match kind {
+            EnclosureKind::Interval => {
+                motion.enclose_interval_into(t0, t1, &mut self.interval)?;
+                Poses::Interval(&self.interval)
+            }
+            EnclosureKind::Taylor => {
+                motion.enclose_taylor_into(t0, t1, &mut self.taylor)?;
+                Poses::Taylor(&self.taylor)
+            }
+        };
+        Ok(LinkEnclosures { t0, t1, poses })
+    }
+
+    /// Enclosures of the joint-space motion's link poses over `[t0, t1]`.
+    ///
+    /// # Errors
+    /// As [`JointSpaceMotion::enclose_interval_into`].
+    pub fn joint_space(
+        &mut self,
+        tree: &KinematicTree,
+        motion: &JointSpaceMotion,
+        kind: EnclosureKind,
+        t0: f64,
+        t1: f64,
+    ) -> Result<LinkEnclosures<'_>, KinematicsError> {
+        self.buffers(kind, tree.len());
+        let poses = match kind {
+            EnclosureKind::Interval => {
+                motion.enclose_interval_into(tree, t0, t1, &mut self.interval)?;
+                Poses::Interval(&self.interval)
+            }
+            EnclosureKind::Taylor => {
+                motion.enclose_taylor_into(tree, t0, t1, &mut self.taylor)?;
+                Poses::Taylor(&self.taylor)
+            }
+        };
+        Ok(LinkEnclosures { t0, t1, poses })
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Poses<'a> {
+    Interval(&'a [IntervalAffine3]),
+    Taylor(&'a [TaylorAffine3]),
+}
+
+/// The pose enclosures of every link of one motion over one time interval,
+/// borrowed from an [`EnclosureWorkspace`], with the dynamic AABBs of link
+/// boxes and point sets (M1 §4.1, M4 §5.2).
+///
+/// Links are named by their index in tree order; errors about a link's
+/// geometry name it `#index`, since the enclosures do not keep the tree.
+#[derive(Clone, Copy, Debug)]
+pub struct LinkEnclosures<'a> {
+    t0: f64,
+    t1: f64,
+    poses: Poses<'a>,
+}
+
+impl<'a> LinkEnclosures<'a> {
+    /// Interval or Taylor.
+    #[must_use]
+    pub const fn kind(&self) -> EnclosureKind {
+        match self.poses {
+            Poses::Interval(_) => EnclosureKind::Interval,
+            Poses::Taylor(_) => EnclosureKind::Taylor,
+        }
+    }
+
+    /// The time interval `(t0, t1)` enclosed.
+    #[must_use]
+    pub const fn time_interval(&self) -> (f64, f64) {
+        (self.t0, self.t1)
+    }
+
+    /// Number of links.
+    #[must_use]
+    pub const fn len(&self) -> usize {
+        match self.poses {
+            Poses::Interval(p) => p.len(),
+            Poses::Taylor(p) => p.len(),
+        }
+    }
+
+    /// Whether there are no links.
+    #[must_use]
+    pub const fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The interval enclosures, when that is the kind computed.
+    #[must_use]
+    pub const fn interval_poses(&self) -> Option<&'a [IntervalAffine3]> {
+        match self.poses {
+            Poses::Interval(p) => Some(p),
+            Poses::Taylor(_) => None,
+        }
+    }
+
+    /// The Taylor enclosures, when that is the kind computed.
+    #[must_use]
+    pub const fn taylor_poses(&self) -> Option<&'a [TaylorAffine3]> {
+        match self.poses {
+            Poses::Taylor(p) => Some(p),
+            Poses::Interval(_) => None,
+        }
+    }
+
+    fn check_link(&self, link: usize) -> Result<(), KinematicsError> {
+        if link < self.len() {
+            Ok(())
+        } else {
+            Err(KinematicsError::LinkIndex {
+                index: link,
+                len: self.len(),
+            })
+        }
+    }
+
+    /// Enclosure of link `link`'s world pose over the whole interval.
+    ///
+    /// # Errors
+    /// [`KinematicsError::LinkIndex`].
+    pub fn pose_bound(&self, link: usize) -> Result<IntervalAffine3, KinematicsError> {
+        self.check_link(link)?;
+        Ok(match self.poses {
+            Poses::Interval(p) => p[link],
+            Poses::Taylor(p) => p[link].bound(),
+        })
+    }
+
+    /// The dynamic AABB of the point `p` fixed on link `link` (link frame).
+    ///
+    /// # Errors
+    /// [`KinematicsError::LinkIndex`], [`KinematicsError::NotFinite`].
+    pub fn point_aabb(&self, link: usize, p: DVec3) -> Result<IntervalVec3, KinematicsError> {
+        self.points_aabb(link, core::slice::from_ref(&p))
+    }
+
+    /// The dynamic AABB of a point set fixed on link `link` (link frame).
+    ///
+    /// # Errors
+    /// [`KinematicsError::LinkIndex`], [`KinematicsError::EmptyPoints`],
+    /// [`KinematicsError::NotFinite`] for a NaN or infinite coordinate.
+    pub fn points_aabb(
+        &self,
+        link: usize,
+        points: &[DVec3],
+    ) -> Result<IntervalVec3, KinematicsError> {
+        self.check_link(link)?;
+        let mut out: Option<IntervalVec3> = None;
+        for p in points {
+            if let Some(&value) = p.to_array().iter().find(|c| !c.is_finite()) {
+                return Err(KinematicsError::NotFinite {
+                    link: format!("#{link}"),
+                    field: "point",
+                    value,
+                });
+            }
+            let b = match self.poses {
+                Poses::Interval(poses) => poses[link].transform_point(*p),
+                Poses::Taylor(poses) => poses[link].bound_point(*p),
+            };
+            out = Some(out.map_or(b, |acc| acc.hull(&b)));
+        }
+        out.ok_or_else(|| KinematicsError::EmptyPoints {
+            link: format!("#{link}"),
+        })
+    }
+
+    /// The dynamic AABB of a box fixed on link `link` (M4 §5.2: the AABB
+    /// of its 8 corners' trajectories).
+    ///
+    /// # Errors
+    /// [`KinematicsError::LinkIndex`].
+    pub fn obb_aabb(&self, link: usize, obb: &LinkObb) -> Result<IntervalVec3, KinematicsError> {
+        self.check_link(link)?;
+        Ok(match self.poses {
+            Poses::Interval(p) => obb.aabb_interval(&p[link]),
+            Poses::Taylor(p) => obb.aabb_taylor(&p[link]),
+        })
+    }
+
+    /// The dynamic AABBs of one box per link, written into `out`.
+    ///
+    /// # Errors
+    /// [`KinematicsError::BufferLength`] unless `obbs` and `out` have one
+    /// entry per link.
+    pub fn obb_aabbs_into(
+        &self,
+        obbs: &[LinkObb],
+        out: &mut [IntervalVec3],
+    ) -> Result<(), KinematicsError> {
+        check_len("obbs", self.len(), obbs.len())?;
+        check_len("aabbs", self.len(), out.len())?;
+        for (i, (obb, o)) in obbs.iter().zip(out.iter_mut()).enumerate() {
+            *o = self.obb_aabb(i, obb)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::joint::{Joint, sinc};
+    use crate::tree::LinkSpec;
+    use glam::DQuat;
+
+    fn widen(a: &IntervalAffine3, r: f64) -> IntervalAffine3 {
+        let w = |v: IntervalVec3| IntervalVec3::new(v.x.inflate(r), v.y.inflate(r), v.z.inflate(r));
+        IntervalAffine3::new(
+            IntervalMat3::from_cols(
+                w(a.rotation.x_axis),
+                w(a.rotation.y_axis),
+                w(a.rotation.z_axis),
+            ),
+            w(a.translation),
+        )
+    }
+
+    fn sample_motions() -> Vec<LocalMotion> {
+        let rot = |x: f64, y: f64, z: f64| {
+            DMat3::from_quat(DQuat::from_euler(glam::EulerRot::XYZ, x, y, z))
+        };
+        vec![
+            LocalMotion {
+                axis: DVec3::new(1.0, 2.0, -0.5).normalize(),
+                omega: 2.5,
+                rot0: rot(0.3, -1.0, 2.0),
+                trans0: DVec3::new(0.3, -0.1, 0.2),
+                velocity: DVec3::new(-0.4, 0.7, 0.05),
+            },
+            LocalMotion {
+                axis: DVec3::Z,
+                omega: -9.0,
+                rot0: rot(1.3, 0.2, -0.7),
+                trans0: DVec3::X,
+                velocity: DVec3::ZERO,
+            },
+            LocalMotion::constant(&DAffine3::from_rotation_translation(
+                DQuat::from_rotation_y(0.4),
+                DVec3::new(0.0, 1.0, 2.0),
+            )),
+        ]
+    }
+
+    /// The Taylor local motion is `Rot(axis, ωt)·rot0` and `trans0 + v t`,
+    /// the algebra of [`LocalMotion::pose`]: its polynomial part at `t`
+    /// agrees with the pose to rounding, and its enclosure at `t` holds it.
+    #[test]
+    fn local_taylor_matches_pose() {
+        for m in sample_motions() {
+            for (t0, t1) in [(0.0, 1.0), (0.2, 0.45), (0.7, 0.7)] {
+                let dom = TimeDomain::new(t0, t1).unwrap();
+                let tm = m.taylor_enclosure(dom).unwrap();
+                let im = m
+                    .interval_enclosure(Interval::new(t0, t1).unwrap())
+                    .unwrap();
+                for k in 0..=10 {
+                    let t = (t0 + (t1 - t0) * f64::from(k) / 10.0).clamp(t0, t1);
+                    let pose = m.pose(t);
+                    let at = tm.eval(t).unwrap();
+                    // Rounding of the f64 pose only (see the proptests).
+                    assert!(
+                        widen(&at, 1e-12).contains(&pose),
+                        "taylor at {t}: {at:?} vs {pose:?}"
+                    );
+                    assert!(widen(&im, 1e-12).contains(&pose), "interval at {t}");
+                    // On the point domain {t} the model is the pose itself,
+                    // up to rounding: this pins the algebra, not just soundness.
+                    let exact = m
+                        .taylor_enclosure(TimeDomain::new(t, t).unwrap())
+                        .unwrap()
+                        .eval(t)
+                        .unwrap();
+                    assert!(exact.rotation.midpoint().abs_diff_eq(pose.matrix3, 1e-12));
+                    assert!(
+                        exact
+                            .translation
+                            .midpoint()
+                            .abs_diff_eq(pose.translation, 1e-12)
+                    );
+                    assert!(exact.translation.width().max_element() < 1e-12);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn sinc_interval_known_values() {
+        let at = |a: f64, b: f64| sinc_interval(Interval::new(a, b).unwrap());
+        let zero = at(0.0, 0.0);
+        assert!(zero.contains(1.0) && zero.width() < 1e-15);
+        let r = at(-1e-3, 2e-3);
+        assert!(r.contains(1.0) && r.contains(sinc(2e-3)) && r.lo() > 0.999_999);
+        // Even: [-3, -2] and [2, 3] give the same enclosure.
+        assert_eq!(at(-3.0, -2.0), at(2.0, 3.0));
+        let r = at(2.0, 3.0);
+        assert!(r.contains(sinc(2.0)) && r.contains(sinc(3.0)));
+        // Global range for unbounded arguments.
+        let g = sinc_interval(Interval::ENTIRE);
+        assert!(g.contains(1.0) && g.contains(-0.2172) && !g.contains(-0.22));
+        // The minimum near 4.4934.
+        let m = at(4.0, 5.0);
+        assert!(m.contains(sinc(4.493_409_457_909_064)));
+    }
+
+    fn tree(kind: JointType) -> KinematicTree {
+        KinematicTree::new(vec![
+            LinkSpec::new("a", None).with_joint(Joint::new("ja", kind)),
+            LinkSpec::new("b", Some("a"))
+                .with_joint(Joint::new("jb", JointType::Revolute { axis: DVec3::Y }))
+                .with_origin(DAffine3::from_translation(DVec3::new(0.5, 0.0, 0.0))),
+        ])
+        .unwrap()
+    }
+
+    #[test]
+    fn errors_are_typed() {
+        let t = tree(JointType::Revolute { axis: DVec3::Z });
+        let m = InBetweenMotion::new(&t, &[0.0, 0.0], &[1.0, 1.0]).unwrap();
+        let mut ibuf = vec![IntervalAffine3::IDENTITY; 2];
+        let mut tbuf = vec![TaylorAffine3::identity(TimeDomain::unit()); 2];
+        for (t0, t1) in [
+            (0.5, 0.4),
+            (-0.1, 0.5),
+            (0.5, 1.1),
+            (f64::NAN, 0.5),
+            (0.0, f64::INFINITY),
+        ] {
+            let bad = KinematicsError::BadTime { t0, t1 };
+            let same = |e: KinematicsError| format!("{e}") == format!("{bad}");
+            assert!(same(
+                m.enclose_interval_into(t0, t1, &mut ibuf).unwrap_err()
+            ));
+            assert!(same(m.enclose_taylor_into(t0, t1, &mut tbuf).unwrap_err()));
+        }
+        assert!(matches!(
+            m.enclose_interval_into(0.0, 1.0, &mut ibuf[..1]),
+            Err(KinematicsError::BufferLength {
+                expected: 2,
+                got: 1,
+                ..
+            })
+        ));
+        assert!(matches!(
+            m.enclose_taylor_into(0.0, 1.0, &mut []),
+            Err(KinematicsError::BufferLength {
+                expected: 2,
+                got: 0,
+                ..
+            })
+        ));
+        let js = JointSpaceMotion::new(&t, &[0.0, 0.0], &[1.0, 1.0]).unwrap();
+        let other = tree(JointType::Vehicle);
+        assert!(matches!(
+            js.enclose_interval(&other, 0.0, 1.0),
+            Err(KinematicsError::ConfigLength {
+                expected: 3,
+                got: 2
+            })
+        ));
+        let mut ws = EnclosureWorkspace::new();
+        let e = ws.in_between(&m, EnclosureKind::Taylor, 0.0, 1.0).unwrap();
+        assert!(matches!(
+            e.point_aabb(2, DVec3::ZERO),
+            Err(KinematicsError::LinkIndex { index: 2, len: 2 })
+        ));
+        assert!(matches!(
+            e.points_aabb(1, &[]),
+            Err(KinematicsError::EmptyPoints { .. })
+        ));
+        assert!(matches!(
+            e.point_aabb(1, DVec3::new(0.0, f64::NAN, 0.0)),
+            Err(KinematicsError::NotFinite { field: "point", .. })
+        ));
+        assert!(LinkObb::new(DVec3::ZERO, DVec3::INFINITY, DMat3::IDENTITY).is_err());
+        let bad = LocalMotion {
+            omega: f64::NAN,
+            ..LocalMotion::constant(&DAffine3::IDENTITY)
+        };
+        assert!(bad.interval_enclosure(Interval::ONE).is_err());
+        assert!(bad.taylor_enclosure(TimeDomain::unit()).is_err());
+    }
+
+    /// A vehicle's braking arc is not the in-between motion of its end
+    /// poses (a chord): the joint-space path leaves the straight segment.
+    #[test]
+    fn vehicle_arc_is_not_in_between() {
+        let t = tree(JointType::Vehicle);
+        let (q0, q1) = ([0.0, 0.0, 0.0], [2.0, 1.5, 0.0]);
+        let js = JointSpaceMotion::new(&t, &q0, &q1).unwrap();
+        let ib = InBetweenMotion::new(&t, &q0, &q1).unwrap();
+        let mut q = [0.0; 3];
+        let (mut a, mut b) = ([DAffine3::IDENTITY; 2], [DAffine3::IDENTITY; 2]);
+        js.poses_at(&t, 0.5, &mut q, &mut a).unwrap();
+        ib.poses_at(0.5, &mut b).unwrap();
+        assert!((a[0].translation - b[0].translation).length() > 0.05);
+        // Both enclosures hold the arc's pose at t = 0.5.
+        let encl = js.enclose_interval(&t, 0.0, 1.0).unwrap();
+        assert!(widen(&encl[1], 1e-12).contains(&a[1]));
+        let tm = js.enclose_taylor(&t, 0.0, 1.0).unwrap();
+        assert!(widen(&tm[1].eval(0.5).unwrap(), 1e-12).contains(&a[1]));
+    }
+
+    #[test]
+    fn workspace_reuses_buffers() {
+        let t = tree(JointType::Revolute { axis: DVec3::Z });
+        let m = InBetweenMotion::new(&t, &[0.0, 0.0], &[1.0, 1.0]).unwrap();
+        let mut ws = EnclosureWorkspace::with_links(2);
+        let obb = LinkObb::new(DVec3::X * 0.1, DVec3::splat(0.05), DMat3::IDENTITY).unwrap();
+        let a = ws
+            .in_between(&m, EnclosureKind::Interval, 0.0, 1.0)
+            .unwrap()
+            .obb_aabb(1, &obb)
+            .unwrap();
+        let b = ws
+            .in_between(&m, EnclosureKind::Taylor, 0.0, 1.0)
+            .unwrap()
+            .obb_aabb(1, &obb)
+            .unwrap();
+        let enc = ws.in_between(&m, EnclosureKind::Taylor, 0.25, 0.5).unwrap();
+        assert_eq!(enc.kind(), EnclosureKind::Taylor);
+        assert_eq!(enc.time_interval(), (0.25, 0.5));
+        assert_eq!(enc.len(), 2);
+        assert!(enc.interval_poses().is_none() && enc.taylor_poses().is_some());
+        let c = enc.obb_aabb(1, &obb).unwrap();
+        assert!(c.volume() < b.volume() && b.volume() <= a.volume());
+        let mut out = [IntervalVec3::ZERO; 2];
+        enc.obb_aabbs_into(&[obb; 2], &mut out).unwrap();
+        assert_eq!(out[1], c);
+    }
+}

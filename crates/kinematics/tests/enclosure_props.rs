@@ -1,0 +1,596 @@
+//! Pose enclosures (interval, M1 §4.1; Taylor, M4 §5.2) against the true
+//! motion, sampled.
+//!
+//! Random forests of 1–15 links (chains and branching trees, sometimes a
+//! second root) with random joint types — revolute and continuous swings up
+//! to 3π, prismatic, spherical, planar, floating, vehicle, omni-vehicle,
+//! orientation and location joints — random proper-rotation origins, random
+//! `q0`, `q1` (including no motion, antipodal quaternions, exact half turns,
+//! straight and on-the-spot braking arcs) and random sub-intervals
+//! `[t0, t1] ⊆ [0, 1]` (including `[0, 1]` and degenerate ones). At 18 times
+//! of `[t0, t1]` (both end points included) the true world pose of every
+//! link, from `poses_at`, must lie in its interval enclosure, in its Taylor
+//! enclosure evaluated at that time and over the whole interval; every
+//! corner of the link's OBB and random points inside it must lie in both
+//! dynamic AABBs.
+//!
+//! The truth is plain `f64` and carries its own rounding error (products
+//! along up to 15 links and the platform's `sin`/`cos`, ~1e-14 here), so the
+//! comparisons allow [`TRUTH_TOL`]; that tolerance exists *only* for the
+//! truth's rounding. The enclosures themselves are sound for the exact
+//! motion. Dropping a Taylor remainder or shrinking the interval of `ω t`
+//! makes these tests fail by far more than the tolerance.
+
+use armature_interval_taylor::{Interval, IntervalAffine3, IntervalVec3, TaylorAffine3};
+use armature_kinematics::joint::sinc;
+use armature_kinematics::prelude::*;
+use armature_kinematics::sinc_interval;
+use glam::{DAffine3, DMat3, DQuat, DVec3};
+use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
+use std::f64::consts::PI;
+
+/// Absolute slack for the rounding error of the sampled `f64` truth only
+/// (see the module docs); the enclosures are not allowed any slack.
+const TRUTH_TOL: f64 = 1e-9;
+
+/// Agreement of two `f64` evaluations of the same pose (joint-space against
+/// in-between motion): rounding only.
+const SAME_POSE_TOL: f64 = 1e-12;
+
+const CASES: u32 = 1_000;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Kind {
+    Fixed,
+    Revolute,
+    Continuous,
+    Prismatic,
+    Spherical,
+    Planar,
+    Floating,
+    Vehicle,
+    OmniVehicle,
+    Orientation,
+    Location,
+}
+
+const ALL: [Kind; 11] = [
+    Kind::Fixed,
+    Kind::Revolute,
+    Kind::Continuous,
+    Kind::Prismatic,
+    Kind::Spherical,
+    Kind::Planar,
+    Kind::Floating,
+    Kind::Vehicle,
+    Kind::OmniVehicle,
+    Kind::Orientation,
+    Kind::Location,
+];
+
+/// Joints whose joint-space motion is an in-between motion by the joint
+/// values, and free-pose joints (slerp and linear translation).
+const NOT_VEHICLE: [Kind; 9] = [
+    Kind::Fixed,
+    Kind::Revolute,
+    Kind::Continuous,
+    Kind::Prismatic,
+    Kind::Spherical,
+    Kind::Planar,
+    Kind::Floating,
+    Kind::Orientation,
+    Kind::Location,
+];
+
+/// The random choices for one link; the joint kind is picked from a list
+/// given when the tree is built.
+#[derive(Clone, Debug)]
+struct LinkGen {
+    kind: usize,
+    parent: f64,
+    new_root: bool,
+    origin_t: DVec3,
+    origin_q: [f64; 4],
+    axis: DVec3,
+    q0: [f64; 7],
+    dq: [f64; 7],
+    special: u8,
+    obb_center: DVec3,
+    obb_half: DVec3,
+    obb_q: [f64; 4],
+}
+
+fn vec3(r: f64) -> impl Strategy<Value = DVec3> {
+    (-r..r, -r..r, -r..r).prop_map(|(x, y, z)| DVec3::new(x, y, z))
+}
+
+fn axis() -> impl Strategy<Value = DVec3> {
+    prop_oneof![
+        3 => vec3(1.0),
+        1 => Just(DVec3::X),
+        1 => Just(DVec3::Z),
+        1 => Just(-DVec3::Y),
+    ]
+}
+
+fn link_gen() -> impl Strategy<Value = LinkGen> {
+    (
+        0..1000usize,
+        0.0..1.0f64,
+        prop::bool::weighted(0.05),
+        vec3(0.5),
+        prop::array::uniform4(-1.0..1.0f64),
+        axis(),
+        prop::array::uniform7(-1.0..1.0f64),
+        prop::array::uniform7(-1.0..1.0f64),
+        0..12u8,
+        vec3(0.3),
+        (0.0..0.3f64, 0.0..0.3f64, 0.0..0.3f64).prop_map(|(x, y, z)| DVec3::new(x, y, z)),
+        prop::array::uniform4(-1.0..1.0f64),
+    )
+        .prop_map(
+            |(
+                kind,
+                parent,
+                new_root,
+                origin_t,
+                origin_q,
+                axis,
+                q0,
+                dq,
+                special,
+                obb_center,
+                obb_half,
+                obb_q,
+            )| LinkGen {
+                kind,
+                parent,
+                new_root,
+                origin_t,
+                origin_q,
+                axis,
+                q0,
+                dq,
+                special,
+                obb_center,
+                obb_half,
+                obb_q,
+            },
+        )
+}
+
+/// A unit quaternion from four uniform numbers (identity when they are
+/// nearly zero).
+fn unit_quat(q: [f64; 4]) -> DQuat {
+    let v = DQuat::from_xyzw(q[0], q[1], q[2], q[3]);
+    if v.length() < 0.1 {
+        DQuat::IDENTITY
+    } else {
+        v.normalize()
+    }
+}
+
+fn unit_or_z(v: DVec3) -> DVec3 {
+    if v.length() < 1e-3 {
+        DVec3::Z
+    } else {
+        v.normalize()
+    }
+}
+
+/// A random forest with its OBBs and two configurations.
+#[derive(Clone, Debug)]
+struct Case {
+    tree: KinematicTree,
+    obbs: Vec<LinkObb>,
+    q0: Vec<f64>,
+    q1: Vec<f64>,
+}
+
+/// The end quaternion of a rotation joint: `q0` turned by up to `max_angle`
+/// about a random axis, or antipodal (same rotation), or an exact half turn,
+/// sometimes not normalised.
+fn end_quat(g: &LinkGen, q0: DQuat, max_angle: f64) -> DQuat {
+    let k = unit_or_z(DVec3::new(g.dq[0], g.dq[1], g.dq[2]));
+    let q = match g.special {
+        0 => q0,
+        1 => -q0,
+        2 if max_angle >= PI => DQuat::from_axis_angle(k, PI) * q0,
+        _ => DQuat::from_axis_angle(k, max_angle * g.dq[3]) * q0,
+    };
+    if g.special == 3 { q * 2.5 } else { q }
+}
+
+fn push_quat(v: &mut Vec<f64>, q: DQuat) {
+    v.extend_from_slice(&[q.x, q.y, q.z, q.w]);
+}
+
+/// Builds the tree: `chain` links each link to the previous one, otherwise
+/// to a random earlier link; `max_angle` bounds the quaternion swings.
+fn build(gens: &[LinkGen], chain: bool, kinds: &[Kind], max_angle: f64) -> Case {
+    let mut specs = Vec::new();
+    let mut obbs = Vec::new();
+    let (mut q0, mut q1) = (Vec::new(), Vec::new());
+    for (i, g) in gens.iter().enumerate() {
+        let parent = if i == 0 || g.new_root {
+            None
+        } else if chain {
+            Some(i - 1)
+        } else {
+            Some(((g.parent * i as f64) as usize).min(i - 1))
+        };
+        let kind = kinds[g.kind % kinds.len()];
+        let axis = unit_or_z(g.axis);
+        let still = g.special == 0;
+        let d = |k: usize, scale: f64| if still { 0.0 } else { g.dq[k] * scale };
+        let u = g.q0;
+        let joint = match kind {
+            Kind::Fixed => JointType::Fixed,
+            Kind::Revolute | Kind::Continuous => {
+                q0.push(PI * u[0]);
+                q1.push(PI * u[0] + d(0, 3.0 * PI));
+                if kind == Kind::Revolute {
+                    JointType::Revolute { axis }
+                } else {
+                    JointType::Continuous { axis }
+                }
+            }
+            Kind::Prismatic => {
+                q0.push(0.5 * u[0]);
+                q1.push(0.5 * u[0] + d(0, 0.5));
+                JointType::Prismatic { axis }
+            }
+            Kind::Spherical | Kind::Orientation => {
+                let a = unit_quat([u[0], u[1], u[2], u[3]]);
+                push_quat(&mut q0, a);
+                push_quat(&mut q1, end_quat(g, a, max_angle));
+                if kind == Kind::Spherical {
+                    JointType::Spherical
+                } else {
+                    JointType::OrientationUncertain { beta: 0.1 }
+                }
+            }
+            Kind::Planar => {
+                let a = [0.5 * u[0], 0.5 * u[1], PI * u[2]];
+                q0.extend_from_slice(&a);
+                q1.extend_from_slice(&[a[0] + d(0, 0.5), a[1] + d(1, 0.5), a[2] + d(2, 3.0 * PI)]);
+                JointType::Planar { normal: axis }
+            }
+            Kind::Floating => {
+                let p = [0.5 * u[0], 0.5 * u[1], 0.5 * u[2]];
+                q0.extend_from_slice(&p);
+                q1.extend_from_slice(&[p[0] + d(4, 0.5), p[1] + d(5, 0.5), p[2] + d(6, 0.5)]);
+                let a = unit_quat([u[3], u[4], u[5], u[6]]);
+                push_quat(&mut q0, a);
+                push_quat(&mut q1, end_quat(g, a, max_angle));
+                JointType::Floating
+            }
+            Kind::Location => {
+                let p = [0.5 * u[0], 0.5 * u[1], 0.5 * u[2]];
+                q0.extend_from_slice(&p);
+                q1.extend_from_slice(&[p[0] + d(0, 0.5), p[1] + d(1, 0.5), p[2] + d(2, 0.5)]);
+                JointType::LocationUncertain { delta: 0.05 }
+            }
+            Kind::Vehicle | Kind::OmniVehicle => {
+                // Special cases: turning on the spot (s = 0 throughout) and
+                // driving straight (α = 0 throughout).
+                let (s0, s1) = if g.special == 4 {
+                    (0.0, 0.0)
+                } else {
+                    (u[1], u[1] + d(1, 2.0))
+                };
+                let (a0, a1) = if g.special == 5 {
+                    (0.0, 0.0)
+                } else {
+                    (PI * u[2], PI * u[2] + d(2, 2.0 * PI))
+                };
+                if kind == Kind::OmniVehicle {
+                    q0.push(PI * u[0]);
+                    q1.push(PI * u[0] + d(0, PI));
+                }
+                q0.extend_from_slice(&[s0, a0]);
+                q1.extend_from_slice(&[s1, a1]);
+                if kind == Kind::Vehicle {
+                    JointType::Vehicle
+                } else {
+                    JointType::OmniVehicle
+                }
+            }
+        };
+        let origin = DAffine3::from_rotation_translation(unit_quat(g.origin_q), g.origin_t);
+        specs.push(
+            LinkSpec::new(format!("l{i}"), parent.map(|p| format!("l{p}")).as_deref())
+                .with_joint(Joint::new(format!("j{i}"), joint))
+                .with_origin(origin),
+        );
+        obbs.push(
+            LinkObb::new(
+                g.obb_center,
+                g.obb_half,
+                DMat3::from_quat(unit_quat(g.obb_q)),
+            )
+            .unwrap(),
+        );
+    }
+    let tree = KinematicTree::new(specs).unwrap();
+    // Links were given parents-first, so tree order is input order.
+    Case { tree, obbs, q0, q1 }
+}
+
+fn case(kinds: &'static [Kind], max_angle: f64) -> impl Strategy<Value = Case> {
+    (
+        1..=15usize,
+        any::<bool>(),
+        prop::collection::vec(link_gen(), 15),
+    )
+        .prop_map(move |(n, chain, gens)| build(&gens[..n], chain, kinds, max_angle))
+}
+
+/// `[t0, t1] ⊆ [0, 1]`: the whole of it, a random piece, or a point.
+fn time_interval() -> impl Strategy<Value = (f64, f64)> {
+    prop_oneof![
+        1 => Just((0.0, 1.0)),
+        3 => (0.0..=1.0f64, 0.0..=1.0f64).prop_map(|(a, b)| (a.min(b), a.max(b))),
+        1 => (0.0..=1.0f64).prop_map(|a| (a, a)),
+        1 => prop_oneof![Just((0.0, 0.0)), Just((1.0, 1.0))],
+    ]
+}
+
+/// 17 evenly spaced times of `[t0, t1]` plus both end points exactly.
+fn samples(t0: f64, t1: f64) -> Vec<f64> {
+    let mut ts: Vec<f64> = (0..=16)
+        .map(|k| (t0 + (t1 - t0) * f64::from(k) / 16.0).clamp(t0, t1))
+        .collect();
+    ts.push(t1);
+    ts
+}
+
+fn widen_box(b: &IntervalVec3, r: f64) -> IntervalVec3 {
+    IntervalVec3::new(b.x.inflate(r), b.y.inflate(r), b.z.inflate(r))
+}
+
+fn widen(a: &IntervalAffine3, r: f64) -> IntervalAffine3 {
+    IntervalAffine3::new(
+        armature_interval_taylor::IntervalMat3::from_cols(
+            widen_box(&a.rotation.x_axis, r),
+            widen_box(&a.rotation.y_axis, r),
+            widen_box(&a.rotation.z_axis, r),
+        ),
+        widen_box(&a.translation, r),
+    )
+}
+
+/// Points of the OBB in the link frame: its corners, its centre and points
+/// at `u ∈ [−1, 1]³` given by `us`.
+fn obb_points(obb: &LinkObb, us: &[DVec3]) -> Vec<DVec3> {
+    let mut p = obb.corners().to_vec();
+    p.push(obb.center());
+    p.extend(
+        us.iter()
+            .map(|u| obb.center() + obb.axes() * (obb.half_extents() * *u)),
+    );
+    p
+}
+
+/// The enclosures of one motion over one time interval.
+struct Enclosed {
+    ia: Vec<IntervalAffine3>,
+    tm: Vec<TaylorAffine3>,
+    ia_boxes: Vec<IntervalVec3>,
+    tm_boxes: Vec<IntervalVec3>,
+}
+
+/// Checks every enclosure against the sampled truth.
+fn check(
+    case: &Case,
+    (t0, t1): (f64, f64),
+    us: &[DVec3],
+    mut truth: impl FnMut(f64, &mut [DAffine3]),
+    e: &Enclosed,
+) -> Result<(), TestCaseError> {
+    let n = case.tree.len();
+    let Enclosed {
+        ia,
+        tm,
+        ia_boxes,
+        tm_boxes,
+    } = e;
+    let mut poses = vec![DAffine3::IDENTITY; n];
+    let whole: Vec<IntervalAffine3> = tm.iter().map(TaylorAffine3::bound).collect();
+    let points: Vec<Vec<DVec3>> = case.obbs.iter().map(|o| obb_points(o, us)).collect();
+    for t in samples(t0, t1) {
+        truth(t, &mut poses);
+        for i in 0..n {
+            let p = &poses[i];
+            prop_assert!(
+                widen(&ia[i], TRUTH_TOL).contains(p),
+                "interval enclosure of link {i} misses the pose at t = {t}: {:?} vs {p:?}",
+                ia[i]
+            );
+            let at = tm[i]
+                .eval(t)
+                .ok_or_else(|| TestCaseError::fail(format!("t = {t} outside the Taylor domain")))?;
+            prop_assert!(
+                widen(&at, TRUTH_TOL).contains(p),
+                "Taylor enclosure of link {i} at t = {t} misses the pose: {at:?} vs {p:?}"
+            );
+            prop_assert!(
+                widen(&whole[i], TRUTH_TOL).contains(p),
+                "Taylor bound of link {i} misses the pose at t = {t}"
+            );
+            for x in &points[i] {
+                let w = p.transform_point3(*x);
+                prop_assert!(
+                    widen_box(&ia_boxes[i], TRUTH_TOL).contains(w),
+                    "interval OBB box of link {i} misses {w} at t = {t}: {:?}",
+                    ia_boxes[i]
+                );
+                prop_assert!(
+                    widen_box(&tm_boxes[i], TRUTH_TOL).contains(w),
+                    "Taylor OBB box of link {i} misses {w} at t = {t}: {:?}",
+                    tm_boxes[i]
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Per link, the dynamic AABB of its OBB intersected with the dynamic AABB
+/// of the point set made of the OBB's sample points: a sampled point lies in
+/// the intersection only if it lies in both, so `check` tests both at once.
+fn boxes(
+    enc: &LinkEnclosures<'_>,
+    case: &Case,
+    us: &[DVec3],
+) -> Result<Vec<IntervalVec3>, TestCaseError> {
+    let mut out = vec![IntervalVec3::ZERO; case.tree.len()];
+    enc.obb_aabbs_into(&case.obbs, &mut out).unwrap();
+    for (i, b) in out.iter_mut().enumerate() {
+        let pts = enc.points_aabb(i, &obb_points(&case.obbs[i], us)).unwrap();
+        let meet = |x: Interval, y: Interval| {
+            x.intersect(y).ok_or_else(|| {
+                TestCaseError::fail(format!("link {i}: OBB box and point box are disjoint"))
+            })
+        };
+        *b = IntervalVec3::new(meet(b.x, pts.x)?, meet(b.y, pts.y)?, meet(b.z, pts.z)?);
+    }
+    Ok(out)
+}
+
+fn units() -> impl Strategy<Value = Vec<DVec3>> {
+    prop::collection::vec(vec3(1.0), 4)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: CASES, ..ProptestConfig::default() })]
+
+    /// In-between motions: interval and Taylor enclosures, OBB and point
+    /// boxes, through the `*_into` functions and the workspace.
+    #[test]
+    fn in_between_enclosures_hold_the_sampled_motion(
+        case in case(&ALL, PI),
+        span in time_interval(),
+        us in units(),
+    ) {
+        let motion = InBetweenMotion::new(&case.tree, &case.q0, &case.q1).unwrap();
+        let n = case.tree.len();
+        let ia = motion.enclose_interval(span.0, span.1).unwrap();
+        let mut tm = vec![TaylorAffine3::identity(armature_interval_taylor::TimeDomain::unit()); n];
+        motion.enclose_taylor_into(span.0, span.1, &mut tm).unwrap();
+        let mut ws = EnclosureWorkspace::new();
+        let enc = ws.in_between(&motion, EnclosureKind::Interval, span.0, span.1).unwrap();
+        prop_assert_eq!(enc.interval_poses().unwrap(), &ia[..]);
+        let ia_boxes = boxes(&enc, &case, &us)?;
+        let enc = ws.in_between(&motion, EnclosureKind::Taylor, span.0, span.1).unwrap();
+        let tm_boxes = boxes(&enc, &case, &us)?;
+        check(
+            &case,
+            span,
+            &us,
+            |t, out| motion.poses_at(t, out).unwrap(),
+            &Enclosed {
+                ia,
+                tm,
+                ia_boxes,
+                tm_boxes,
+            },
+        )?;
+    }
+
+    /// Joint-space motions, vehicle braking arcs included.
+    #[test]
+    fn joint_space_enclosures_hold_the_sampled_motion(
+        case in case(&ALL, PI),
+        span in time_interval(),
+        us in units(),
+    ) {
+        let motion = JointSpaceMotion::new(&case.tree, &case.q0, &case.q1).unwrap();
+        let tree = &case.tree;
+        let ia = motion.enclose_interval(tree, span.0, span.1).unwrap();
+        let tm = motion.enclose_taylor(tree, span.0, span.1).unwrap();
+        let mut ws = EnclosureWorkspace::with_links(tree.len());
+        let enc = ws.joint_space(tree, &motion, EnclosureKind::Interval, span.0, span.1).unwrap();
+        let ia_boxes = boxes(&enc, &case, &us)?;
+        let enc = ws.joint_space(tree, &motion, EnclosureKind::Taylor, span.0, span.1).unwrap();
+        prop_assert_eq!(enc.taylor_poses().unwrap(), &tm[..]);
+        let tm_boxes = boxes(&enc, &case, &us)?;
+        let mut q = vec![0.0; tree.nq()];
+        check(
+            &case,
+            span,
+            &us,
+            |t, out| motion.poses_at(tree, t, &mut q, out).unwrap(),
+            &Enclosed {
+                ia,
+                tm,
+                ia_boxes,
+                tm_boxes,
+            },
+        )?;
+    }
+
+    /// For every joint but the vehicles, the joint-space motion *is* the
+    /// in-between motion: poses agree to rounding at 65 times of [0, 1],
+    /// exact half turns of quaternion joints included (both motions take
+    /// the same one of the two shortest arcs).
+    #[test]
+    fn joint_space_is_in_between_except_vehicles(case in case(&NOT_VEHICLE, PI)) {
+        let tree = &case.tree;
+        let js = JointSpaceMotion::new(tree, &case.q0, &case.q1).unwrap();
+        let ib = InBetweenMotion::new(tree, &case.q0, &case.q1).unwrap();
+        let n = tree.len();
+        let (mut a, mut b) = (vec![DAffine3::IDENTITY; n], vec![DAffine3::IDENTITY; n]);
+        let mut q = vec![0.0; tree.nq()];
+        for k in 0..=64 {
+            let t = f64::from(k) / 64.0;
+            js.poses_at(tree, t, &mut q, &mut a).unwrap();
+            ib.poses_at(t, &mut b).unwrap();
+            for i in 0..n {
+                prop_assert!(
+                    a[i].abs_diff_eq(b[i], SAME_POSE_TOL),
+                    "link {i} at t = {t}: joint space {:?} vs in-between {:?}",
+                    a[i],
+                    b[i]
+                );
+            }
+        }
+    }
+
+    /// `sinc_interval` holds `sin x / x` at 1,001 points of its argument
+    /// (end points included), near zero, across zero, far from it; and it is
+    /// tight where that is cheap: within 0.01 of the sampled range on
+    /// `[−1, 1]` and within the argument's width for narrow arguments.
+    #[test]
+    fn sinc_interval_holds_dense_samples(
+        x in prop_oneof![
+            (-12.0..12.0f64, 0.0..1e-6f64),
+            (-12.0..12.0f64, 0.0..0.5f64),
+            (-12.0..12.0f64, 0.0..6.0f64),
+            (-1.0..0.0f64, 0.0..2.0f64),
+            (-1e-3..1e-3f64, 0.0..2e-3f64),
+            Just((0.0, 0.0)),
+            Just((-1.0, 2.0)),
+        ],
+    ) {
+        let (a, w) = x;
+        let b = a + w;
+        let r = sinc_interval(Interval::new(a, b).unwrap());
+        let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+        for k in 0..=1000 {
+            let y = if k == 1000 { b } else { (a + w * f64::from(k) / 1000.0).min(b) };
+            let s = sinc(y);
+            lo = lo.min(s);
+            hi = hi.max(s);
+            // 1e-15: the rounding of the sampled f64 sinc only.
+            prop_assert!(r.inflate(1e-15).contains(s), "sinc({y}) = {s} outside {r:?}");
+        }
+        if a >= -1.0 && b <= 1.0 {
+            prop_assert!(r.width() <= hi - lo + 0.01, "{r:?} loose on [{a}, {b}]");
+        }
+        if w <= 1e-6 {
+            prop_assert!(r.width() <= w + 1e-9, "{r:?} loose on [{a}, {b}]");
+        }
+    }
+}
