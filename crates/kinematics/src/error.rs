@@ -1,6 +1,7 @@
 //! The crate's error type.
 
 use armature_interval_taylor::IntervalError;
+use std::path::PathBuf;
 
 /// Why a tree, a configuration, a motion or a bound could not be built.
 ///
@@ -165,12 +166,139 @@ pub enum KinematicsError {
     /// A numeric enclosure failed.
     #[error(transparent)]
     Interval(#[from] IntervalError),
-    /// A URDF document could not be read or is malformed.
+    /// A URDF document is not well-formed XML or does not follow the URDF
+    /// schema (a missing attribute, an unknown joint type, a number that
+    /// does not parse); `message` is the parser's.
     #[error("URDF {source_name}: {message}")]
     Urdf {
-        /// The file (or `<string>`).
+        /// The file (or the name given with the string).
         source_name: String,
         /// What is wrong, naming the element.
         message: String,
+    },
+    /// A URDF file could not be read (missing, unreadable, not UTF-8).
+    #[error("cannot read URDF file `{}`: {message}", path.display())]
+    UrdfFile {
+        /// The path as given.
+        path: PathBuf,
+        /// The operating system's reason.
+        message: String,
+    },
+    /// A URDF joint mimics another joint; mimic joints are not supported
+    /// (their value is not a free configuration value).
+    #[error(
+        "URDF {source_name}: joint `{joint}` mimics joint `{mimicked}`; mimic joints are not supported"
+    )]
+    UrdfMimicJoint {
+        /// The file (or the name given with the string).
+        source_name: String,
+        /// The mimic joint.
+        joint: String,
+        /// The joint it follows.
+        mimicked: String,
+    },
+    /// A URDF joint names a parent or child link the document does not
+    /// declare.
+    #[error("URDF {source_name}: joint `{joint}` names unknown {role} link `{link}`")]
+    UrdfUnknownLink {
+        /// The file (or the name given with the string).
+        source_name: String,
+        /// The joint.
+        joint: String,
+        /// `"parent"` or `"child"`.
+        role: &'static str,
+        /// The link name it gave.
+        link: String,
+    },
+    /// A URDF link is the child of two joints.
+    #[error(
+        "URDF {source_name}: link `{link}` is the child of two joints, `{first}` and `{second}`"
+    )]
+    UrdfTwoParents {
+        /// The file (or the name given with the string).
+        source_name: String,
+        /// The link.
+        link: String,
+        /// The first joint (in file order) naming it as child.
+        first: String,
+        /// The second one.
+        second: String,
+    },
+    /// A URDF document without exactly one root link (a link that is no
+    /// joint's child). None means the joints form a cycle (or there are no
+    /// links).
+    #[error("URDF {source_name}: expected exactly one root link, found {} [{}]", roots.len(), roots.join(", "))]
+    UrdfRoots {
+        /// The file (or the name given with the string).
+        source_name: String,
+        /// The root links found, in file order.
+        roots: Vec<String>,
+    },
+    /// Two URDF joints share a name.
+    #[error("URDF {source_name}: duplicate joint name `{joint}`")]
+    UrdfDuplicateJoint {
+        /// The file (or the name given with the string).
+        source_name: String,
+        /// The name.
+        joint: String,
+    },
+    /// A revolute or prismatic URDF joint without `<limit>` (the format
+    /// requires one).
+    #[error("URDF {source_name}: {kind} joint `{joint}` has no <limit> element")]
+    UrdfMissingLimits {
+        /// The file (or the name given with the string).
+        source_name: String,
+        /// The joint.
+        joint: String,
+        /// `"revolute"` or `"prismatic"`.
+        kind: &'static str,
+    },
+    /// A URDF joint the kinematic tree rejects (zero or non-finite axis,
+    /// non-finite origin, invalid limits, a cycle through it); `reason` is
+    /// the tree's error, naming the joint's child link.
+    #[error("URDF {source_name}: joint `{joint}`: {reason}")]
+    UrdfJoint {
+        /// The file (or the name given with the string).
+        source_name: String,
+        /// The joint.
+        joint: String,
+        /// The tree's error.
+        reason: Box<KinematicsError>,
+    },
+    /// A URDF `<collision>` or `<visual>` element with a non-finite or
+    /// out-of-range value (origin, size, radius, length, scale).
+    #[error("URDF {source_name}: link `{link}` {element} {index}: {reason}")]
+    UrdfGeometry {
+        /// The file (or the name given with the string).
+        source_name: String,
+        /// The link.
+        link: String,
+        /// `"collision"` or `"visual"`.
+        element: &'static str,
+        /// Position of the element among the link's elements of that kind.
+        index: usize,
+        /// [`KinematicsError::NotFinite`] or [`KinematicsError::OutOfRange`].
+        reason: Box<KinematicsError>,
+    },
+    /// A URDF mesh filename that cannot be resolved to a path.
+    #[error("URDF {source_name}: link `{link}` mesh `{filename}`: {reason}")]
+    UrdfMeshPath {
+        /// The file (or the name given with the string).
+        source_name: String,
+        /// The link.
+        link: String,
+        /// The filename as written.
+        filename: String,
+        /// Why it cannot be resolved.
+        reason: &'static str,
+    },
+    /// Another model error the tree reports for a URDF document (a
+    /// duplicate or empty link name).
+    #[error("URDF {source_name}: {reason}")]
+    UrdfModel {
+        /// The file (or the name given with the string).
+        source_name: String,
+        /// The tree's error.
+        reason: Box<KinematicsError>,
     },
 }

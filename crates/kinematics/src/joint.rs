@@ -160,6 +160,9 @@ impl JointType {
     }
 
     /// Writes the neutral configuration (zeros, identity quaternions).
+    ///
+    /// # Panics
+    /// If `out` is shorter than [`JointType::nq`].
     pub fn neutral(&self, out: &mut [f64]) {
         out.fill(0.0);
         match self {
@@ -182,6 +185,9 @@ impl JointType {
     /// finite; quaternions are normalised here, a zero quaternion gives the
     /// identity rotation — [`crate::KinematicTree::validate_config`] rejects
     /// it first).
+    ///
+    /// # Panics
+    /// If `q` is shorter than [`JointType::nq`].
     #[must_use]
     pub fn transform(&self, q: &[f64]) -> DAffine3 {
         match *self {
@@ -212,16 +218,22 @@ impl JointType {
     }
 }
 
-/// The unit quaternion of four values (x, y, z, w); zero gives identity.
+/// The unit quaternion of four values (x, y, z, w); zero or non-finite
+/// values give the identity.
+///
+/// # Panics
+/// If `q` has fewer than four values.
 #[must_use]
 pub fn quat(q: &[f64]) -> DQuat {
     let v = DQuat::from_xyzw(q[0], q[1], q[2], q[3]);
-    let n = v.length();
-    if n > 0.0 && n.is_finite() {
-        v / n
-    } else {
-        DQuat::IDENTITY
+    // Scale by the largest component first: the norm of a valid but huge
+    // (1e200) or tiny (1e-200) quaternion would overflow or underflow.
+    let m = q[..4].iter().fold(0.0_f64, |m, c| m.max(c.abs()));
+    if !(m > 0.0 && v.is_finite()) {
+        return DQuat::IDENTITY;
     }
+    let v = v / m;
+    v / v.length()
 }
 
 /// `sin x / x`, accurate near 0.

@@ -16,12 +16,17 @@
 //!   swept volumes (M3 §3) are **conservative**: every sampled true pose,
 //!   curve length, point speed or swept point lies inside them, in floating
 //!   point, because they are built on `armature-interval-taylor`.
+//! - *URDF* (feature `urdf`, module `urdf`): `UrdfModel` reads a URDF
+//!   document into a tree plus per-link geometry references; configuration
+//!   vectors then hold the movable joints' values in URDF joint order.
 
 mod enclosure;
 mod error;
 pub mod joint;
 mod motion;
 mod tree;
+#[cfg(feature = "urdf")]
+pub mod urdf;
 
 pub use enclosure::{
     ARC_PIECES, EnclosureKind, EnclosureWorkspace, LinkEnclosures, LinkObb, sinc_interval,
@@ -30,9 +35,15 @@ pub use error::KinematicsError;
 pub use joint::{Joint, JointLimits, JointType};
 pub use motion::{InBetweenMotion, JointSpaceMotion, LocalMotion, Path};
 pub use tree::{KinematicTree, Link, LinkSpec};
+#[cfg(feature = "urdf")]
+pub use urdf::{GeometryRef, GeometryShape, GeometrySource, LinkGeometry, UrdfModel, UrdfOptions};
 
 /// The crate's commonly used types.
 pub mod prelude {
+    #[cfg(feature = "urdf")]
+    pub use crate::{
+        GeometryRef, GeometryShape, GeometrySource, LinkGeometry, UrdfModel, UrdfOptions,
+    };
     pub use crate::{
         EnclosureKind, EnclosureWorkspace, InBetweenMotion, Joint, JointLimits, JointSpaceMotion,
         JointType, KinematicTree, KinematicsError, Link, LinkEnclosures, LinkObb, LinkSpec,

@@ -2,7 +2,7 @@
 //! kinematics and point Jacobians.
 
 use crate::error::KinematicsError;
-use crate::joint::{Joint, JointType, quat, sinc};
+use crate::joint::{Joint, JointType, sinc};
 use core::ops::Range;
 use glam::{DAffine3, DMat3, DVec3};
 use std::collections::HashMap;
@@ -539,6 +539,9 @@ impl KinematicTree {
 
     /// The transform from link `i`'s parent frame to its own frame at
     /// configuration `q` (origin, then joint). `q` must be valid.
+    ///
+    /// # Panics
+    /// If `i` is out of range or `q` is shorter than [`KinematicTree::nq`].
     #[must_use]
     pub fn local_transform(&self, i: usize, q: &[f64]) -> DAffine3 {
         let l = &self.links[i];
@@ -597,10 +600,13 @@ impl KinematicTree {
     ///
     /// Tangent coordinates: one per revolute/prismatic joint; for rotations
     /// given by quaternions (spherical, floating, orientation) the rotation
-    /// vector of a perturbation applied after the joint rotation, expressed
-    /// in the joint frame; for floating and location joints the translation
-    /// in the joint frame; planar (u, v, θ); vehicles the derivatives with
-    /// respect to their values.
+    /// vector `ω` of a perturbation applied after the joint rotation,
+    /// expressed in the joint frame (`R ← exp(ω̂) R`, i.e. the quaternion
+    /// `q ← exp(ω/2) ⊗ q`), so the world angular velocity is the joint
+    /// frame's rotation times `ω`; for floating and location joints the
+    /// translation in the joint frame (floating: translation columns first,
+    /// then rotation); planar (u, v, θ); vehicles the derivatives with
+    /// respect to their values (s, α and φ, s, α).
     ///
     /// # Errors
     /// [`KinematicsError::LinkIndex`], configuration errors, and
@@ -651,10 +657,12 @@ impl KinematicTree {
                     }
                 }
                 JointType::Floating => {
-                    let rq = r * glam::DMat3::from_quat(quat(&qk[3..7]));
+                    // Like the spherical joint: the rotation perturbation
+                    // is expressed in the joint frame (`r`), not in the
+                    // rotated child frame.
                     for (i, e) in [DVec3::X, DVec3::Y, DVec3::Z].into_iter().enumerate() {
                         cols[i] = r * e;
-                        cols[3 + i] = (rq * e).cross(p - child);
+                        cols[3 + i] = (r * e).cross(p - child);
                     }
                 }
                 JointType::LocationUncertain { .. } => {
