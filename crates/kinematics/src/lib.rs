@@ -17,11 +17,13 @@
 //!   curve length, point speed or swept point lies inside them, in floating
 //!   point, because they are built on `armature-interval-taylor`.
 
+pub mod bounds;
 mod error;
 pub mod joint;
 mod motion;
 mod tree;
 
+pub use bounds::{CurveLengthBounds, CurveLengthFactor, MotionBounds, ReachSphere};
 pub use error::KinematicsError;
 pub use joint::{Joint, JointLimits, JointType};
 pub use motion::{InBetweenMotion, JointSpaceMotion, LocalMotion, Path};
@@ -30,7 +32,7 @@ pub use tree::{KinematicTree, Link, LinkSpec};
 /// The crate's commonly used types.
 pub mod prelude {
     pub use crate::{
-        InBetweenMotion, Joint, JointLimits, JointSpaceMotion, JointType, KinematicTree,
-        KinematicsError, Link, LinkSpec, LocalMotion, Path,
+        CurveLengthBounds, InBetweenMotion, Joint, JointLimits, JointSpaceMotion, JointType,
+        KinematicTree, KinematicsError, Link, LinkSpec, LocalMotion, MotionBounds, Path,
     };
 }
