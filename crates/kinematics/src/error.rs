@@ -163,6 +163,24 @@ pub enum KinematicsError {
         /// The link.
         link: String,
     },
+    /// A direction that is zero or not finite (it must be normalisable).
+    #[error("direction ({x}, {y}, {z}) is zero or not finite")]
+    BadDirection {
+        /// x component.
+        x: f64,
+        /// y component.
+        y: f64,
+        /// z component.
+        z: f64,
+    },
+    /// A motion that was not built from the tree a bound was built for.
+    #[error("the motion has {links} links or other parents than the tree ({expected} links)")]
+    MotionMismatch {
+        /// Links of the motion.
+        links: usize,
+        /// Links of the tree.
+        expected: usize,
+    },
     /// A numeric enclosure failed.
     #[error(transparent)]
     Interval(#[from] IntervalError),

@@ -20,6 +20,7 @@
 //!   document into a tree plus per-link geometry references; configuration
 //!   vectors then hold the movable joints' values in URDF joint order.
 
+pub mod bounds;
 mod enclosure;
 mod error;
 pub mod joint;
@@ -28,6 +29,7 @@ mod tree;
 #[cfg(feature = "urdf")]
 pub mod urdf;
 
+pub use bounds::{CurveLengthBounds, CurveLengthFactor, MotionBounds, ReachSphere};
 pub use enclosure::{
     ARC_PIECES, EnclosureKind, EnclosureWorkspace, LinkEnclosures, LinkObb, sinc_interval,
 };
@@ -40,13 +42,13 @@ pub use urdf::{GeometryRef, GeometryShape, GeometrySource, LinkGeometry, UrdfMod
 
 /// The crate's commonly used types.
 pub mod prelude {
+    pub use crate::{
+        CurveLengthBounds, EnclosureKind, EnclosureWorkspace, InBetweenMotion, Joint, JointLimits,
+        JointSpaceMotion, JointType, KinematicTree, KinematicsError, Link, LinkEnclosures, LinkObb,
+        LinkSpec, LocalMotion, MotionBounds, Path,
+    };
     #[cfg(feature = "urdf")]
     pub use crate::{
         GeometryRef, GeometryShape, GeometrySource, LinkGeometry, UrdfModel, UrdfOptions,
-    };
-    pub use crate::{
-        EnclosureKind, EnclosureWorkspace, InBetweenMotion, Joint, JointLimits, JointSpaceMotion,
-        JointType, KinematicTree, KinematicsError, Link, LinkEnclosures, LinkObb, LinkSpec,
-        LocalMotion, Path,
     };
 }

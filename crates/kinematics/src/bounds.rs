@@ -1,0 +1,1171 @@
+//! Motion bounds: how *far* (λ, M2 §IV) and how *fast* (μ, M4 §6) any point
+//! of a link can move while the model moves between two configurations.
+//!
+//! **What.** Two precomputed, allocation-free evaluators over per-link point
+//! sets (mesh vertices, OBB corners, … given in the link frame; no geometry
+//! crate is needed):
+//!
+//! - [`CurveLengthBounds`]: the curve-length bound of M2 Lemma 1–2 (DESIGN.md
+//!   §1 "M2 Lemma 1"). For the joint-space straight segment `q_a → q_b`
+//!   ([`crate::JointSpaceMotion`]) it bounds the length of the curve traced
+//!   by every point of a link: `λ_i = Σ_k λ_ik |q_b,k − q_a,k|` over the
+//!   joints `k` of the link's chain, with the constant factors `λ_ik` from the
+//!   COMPUTE-SPHERE recursion (M2 §IV.C, Fig. 7–8), and the relative bound of
+//!   two links (M2 §IV.B, last paragraph).
+//! - [`MotionBounds`]: the motion bound μ of conservative advancement (M4 §6,
+//!   eq. 6–10; DESIGN.md §1 "M4 conservative advancement"). For an
+//!   [`InBetweenMotion`] and any remaining interval `[t, 1]` it bounds the
+//!   **speed** of every point of a link, unprojected or projected on a
+//!   direction, and the closing speed of two links.
+//!
+//! **Why.** Adaptive bisection (M2) declares a segment free when
+//! `λ_i + λ_j < η(q_a) + η(q_b)`; conservative advancement (M4) steps by
+//! `Δt = d(t) / μ`. Both are only as sound as these bounds.
+//!
+//! **Guarantee.** Every bound is an upper bound in floating point: the
+//! enclosing spheres are checked against the points (their radius is the
+//! largest computed distance), every derived length is padded by a relative
+//! margin far above the rounding error of the few operations behind it, and
+//! the slight non-orthogonality the tree accepts in fixed origins (up to
+//! `1e-9`) is bounded and multiplied in. Property tests sample dense motions
+//! and assert that no sampled curve length or speed exceeds a bound.
+//!
+//! # Curve length λ (M2)
+//!
+//! COMPUTE-SPHERE builds, for link `i` and each joint `k` of its chain from
+//! `i` down to the root, a sphere `S(i,k)` enclosing link `i` for *every*
+//! value of the joints `k..i` (a revolute joint is swept over a full turn, a
+//! prismatic joint over its limits), expressed in the frame of link `k`'s
+//! parent:
+//!
+//! - start: `S(i,i+1)` = an enclosing sphere of the points (Ritter, radius
+//!   re-measured over the points);
+//! - revolute / continuous `k`: centre = projection of `c(i,k+1)` on axis `k`,
+//!   radius `r(i,k+1) + |c(i,k+1) − c(i,k)|`, factor
+//!   `λ_ik = r(i,k+1) + dist(c(i,k+1), axis k)`; for `k = i` the points
+//!   themselves give `λ_ii` (largest point–axis distance) and the radius;
+//! - prismatic `k`: factor 1; the sphere swept over the limits: centre moved
+//!   by the axis times the mid limit, radius grown by half the range;
+//! - fixed `k`: the sphere is only carried through the fixed origin.
+//!
+//! Joints that are not one revolute or prismatic value (M2 §IV.B,
+//! "non-linear parameterizations": the bound holds for any parameter path
+//! once `|dq_k/dτ|` is bounded) get a translation factor (on the length of
+//! the translation they sweep) and a rotation factor (on the angle they
+//! sweep); with `τ ∈ [0, 1]` the joint-space parameter and `ρ` the largest
+//! distance of `S(i,k+1)` from the rotation centre or axis:
+//!
+//! | joint | bound on the length of the curve of a point, per joint |
+//! |---|---|
+//! | spherical, orientation (slerp by angle θ) | `ρ_origin · θ` |
+//! | floating (translation `t`, slerp θ) | `\|t_b − t_a\| + ρ_origin · θ` |
+//! | location (translation `t`) | `\|t_b − t_a\|` |
+//! | planar (x, y, θ) | `\|(Δx, Δy)\| + ρ_normal · \|Δθ\|` |
+//! | vehicle (s, α) | `\|Δs\| + (ρ_z + s_max / 2) · \|Δα\|` |
+//! | omni-vehicle (φ, s, α) | `\|Δs\| + s_max · \|Δφ\| + (ρ_z + s_max / 2) · \|Δα\|` |
+//!
+//! with `s_max = max(|s_a|, |s_b|)`. The vehicle rows follow from the
+//! braking-arc translation `d(s, α) = s · f(α)`, `f(α) = (sin α, 1 − cos α) / α`
+//! the mean of the unit vector `e(u) = (cos u, sin u)` over `u ∈ [0, α]`:
+//! `|f| ≤ 1`, and `f'(α) = α⁻² ∫₀^α (e(α) − e(u)) du` gives
+//! `|f'| ≤ α⁻² ∫₀^α (α − u) du = 1/2`, so
+//! `|ḋ| ≤ |Δs| + |s| |Δα| / 2` (plus `|s| |Δφ|` for the heading φ of the
+//! omnidirectional vehicle, which turns `f` rigidly) **(λ1)**.
+//!
+//! Those joints translate without limits, and so does a prismatic joint
+//! without (finite) limits; a revolute joint *below* one of them in the chain
+//! then has no finite constant factor. Instead of failing, the recursion keeps
+//! the sphere of the translation-free part and each query adds the
+//! translation's reach over the segment, `E` (for a segment the largest
+//! translation is at an end point, a convex function on a segment), to the
+//! factors of the joints below: `λ_ik ← λ_ik + E` (the sphere `S(i,k+1)` grows
+//! by `E`, and every factor is a distance from that sphere). The same
+//! correction **(λ2)** keeps λ sound when a configuration lies outside the limits of
+//! a prismatic joint. Revolute joints are always swept over a full turn, as
+//! in the paper, so their limits are never assumed.
+//!
+//! # Speed μ (M4)
+//!
+//! Under the in-between motion, link `j` moves in its parent frame with a
+//! constant translational velocity `v_j` and a constant angular velocity
+//! `ω_j` about its own (moving) origin. The world velocity of a point `p` of
+//! link `i` is (M4 eq. 7–8)
+//!
+//! `ṗ = Σ_{j ∈ chain(i)} R_{par j}(t') v_j + (R_{par j}(t') ω_j) × (p − o_j)`. **(μ1)**
+//!
+//! The lever `|p − o_j|` is bounded over `t' ∈ [t, 1]` by
+//! `R_i + Σ_{m} max(|T_m(t)|, |T_m(1)|)` over the links `m` from `i` up to
+//! the child of `j` (M4 eq. 9), where `R_i` is the largest distance of a
+//! point of link `i` from its origin and `T_m(t') = T_m(0) + v_m t'` is the
+//! origin of link `m` in its parent frame: linear in `t'`, so its largest
+//! length over a segment is at an end **(μ2)**. Unprojected (M4 eq. 10
+//! without `n`), by the triangle inequality on (μ1):
+//!
+//! `μ = Σ_j |v_j| + |ω_j| · lever_j ≥ sup |ṗ(t')|`. **(μ3)**
+//!
+//! **Projected.** Let `n_j(t')` be the unit direction `n` expressed in the
+//! frame of `j`'s parent. Then `(R v_j)·n = v_j · n_j(t')` and
+//! `|((R ω_j) × L)·n| = |L · (n_j × ω_j)| ≤ |L| |n_j × ω_j|`. The direction
+//! `n_j(t')` is computed at `t' = t` (from the rotations at `t`) and drifts
+//! from it by at most the angle the parent frame turns over `[t, 1]`:
+//! `|n_j(t') − n_j(t)| ≤ δ_j = min(2, W_j (1 − t))`, where `W_j` is the sum of
+//! `|ω_m|` over the strict ancestors `m` of `j` (the angular speed of a frame
+//! is at most the sum of its chain's relative angular speeds) **(μ4)**.
+//! Hence
+//!
+//! `μ_n = Σ_j min(|v_j|, |v_j·n_j(t)| + |v_j| δ_j) +
+//!   min(|ω_j|, |ω_j × n_j(t)| + |ω_j| δ_j) · lever_j ≥ sup |ṗ(t')·n|`. **(μ5)**
+//!
+//! For a root link `δ = 0`: its translation is projected exactly and only
+//! the part of its angular velocity normal to `n` counts, which is the
+//! "first joint's axis is fixed in the world" saving; deeper links gain when
+//! little rotation remains (`t` close to 1). Always `μ_n ≤ μ`.
+//!
+//! **Pairs.** Distances do not depend on the frame, so conservative
+//! advancement of links `a` and `b` may be run in the frame of their deepest
+//! common ancestor `c` (the world when they belong to different robots):
+//! there the joints of `c` and above move nothing, and the closing speed is
+//! bounded by the sum of the two chains' terms *below* `c` only (for two
+//! links on one chain: only the joints between them), with `n` held fixed in
+//! the frame of `c` from time `t` on; `W_j` then sums over the ancestors of
+//! `j` below `c` only **(μ6)**. See [`MotionBounds::mu_relative_projected`].
+//!
+//! The projection on a direction is only valid for convex pieces (a
+//! separating slab exists); for non-convex links use the unprojected bound
+//! or apply the projected one per pair of convex bounding volumes
+//! (DESIGN.md §1).
+//!
+//! ```
+//! use armature_kinematics::prelude::*;
+//! use glam::DVec3;
+//! // A two-link planar arm, 1 m links, both joints about z.
+//! let tree = KinematicTree::new(vec![
+//!     LinkSpec::new("upper", None)
+//!         .with_joint(Joint::revolute("shoulder", DVec3::Z, -3.0, 3.0)),
+//!     LinkSpec::new("fore", Some("upper"))
+//!         .with_joint(Joint::revolute("elbow", DVec3::Z, -3.0, 3.0))
+//!         .with_origin(glam::DAffine3::from_translation(DVec3::X)),
+//! ])?;
+//! let points = vec![vec![DVec3::ZERO, DVec3::X], vec![DVec3::ZERO, DVec3::X]];
+//! let lambda = CurveLengthBounds::new(&tree, &points)?;
+//! // The tip is at most 2 m from the shoulder axis: a 0.5 rad swing of the
+//! // shoulder moves it along a curve of length at most 1 m.
+//! let l = lambda.lambda(1, &[0.0, 0.0], &[0.5, 0.0])?;
+//! assert!((1.0..1.0 + 1e-9).contains(&l));
+//!
+//! let mu = MotionBounds::new(&tree, &points)?;
+//! let motion = InBetweenMotion::new(&tree, &[0.0, 0.0], &[0.5, 0.0])?;
+//! assert!(mu.mu(&motion, 1, 0.0)? >= 1.0);
+//! # Ok::<(), KinematicsError>(())
+//! ```
+
+use crate::error::KinematicsError;
+use crate::joint::JointType;
+use crate::motion::{InBetweenMotion, LocalMotion};
+use crate::tree::KinematicTree;
+use glam::{DAffine3, DMat3, DQuat, DVec3};
+
+/// Relative margin added to every derived length: a few hundred operations'
+/// worth of rounding (each at most 2⁻⁵³ relative) stays far below it.
+const REL_PAD: f64 = 1e-12;
+
+/// `x` rounded up by the margin, relative to `x` and to the magnitude
+/// `scale` of the operands it was computed from (a difference of large
+/// operands has an absolute error relative to them, not to the result).
+fn pad(x: f64, scale: f64) -> f64 {
+    x + REL_PAD * (x.abs() + scale.abs())
+}
+
+/// An upper bound on the largest singular value of `m`:
+/// `σ² = λ_max(mᵀm) ≤ 1 + ‖mᵀm − I‖_∞`. Exactly 1 (padded) for a rotation;
+/// the tree accepts origins whose `mᵀm` is within `1e-9` of the identity.
+fn stretch_of(m: &DMat3) -> f64 {
+    let e = m.transpose() * *m - DMat3::IDENTITY;
+    let inf = (0..3)
+        .map(|r| e.row(r).abs().element_sum())
+        .fold(0.0, f64::max);
+    (1.0 + inf).sqrt() * (1.0 + REL_PAD)
+}
+
+/// Validates per-link point sets against the tree.
+fn check_points<P: AsRef<[DVec3]>>(
+    tree: &KinematicTree,
+    points: &[P],
+) -> Result<(), KinematicsError> {
+    if points.len() != tree.len() {
+        return Err(KinematicsError::BufferLength {
+            what: "point sets",
+            expected: tree.len(),
+            got: points.len(),
+        });
+    }
+    for (link, pts) in tree.links().iter().zip(points) {
+        let pts = pts.as_ref();
+        if pts.is_empty() {
+            return Err(KinematicsError::EmptyPoints {
+                link: link.name().to_owned(),
+            });
+        }
+        for p in pts {
+            if let Some(&value) = p.to_array().iter().find(|c| !c.is_finite()) {
+                return Err(KinematicsError::NotFinite {
+                    link: link.name().to_owned(),
+                    field: "points",
+                    value,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The centre of an enclosing sphere of a non-empty point set (Ritter's two
+/// sweeps). Any centre is sound: radii are always measured over the points.
+fn ritter_centre(pts: &[DVec3]) -> DVec3 {
+    let farthest = |from: DVec3| {
+        pts.iter()
+            .copied()
+            .max_by(|a, b| {
+                a.distance_squared(from)
+                    .total_cmp(&b.distance_squared(from))
+            })
+            .unwrap_or(from)
+    };
+    let a = farthest(pts[0]);
+    let b = farthest(a);
+    let mut c = 0.5 * (a + b);
+    let mut r = 0.5 * a.distance(b);
+    for &p in pts {
+        let d = p.distance(c);
+        if d > r {
+            let grown = 0.5 * (r + d);
+            c += (p - c) * ((grown - r) / d);
+            r = grown;
+        }
+    }
+    // Coordinates near the f64 range can overflow the squares above.
+    if c.is_finite() { c } else { pts[0] }
+}
+
+/// Link `i`'s geometry as seen by joint `k`: its points (`k = i`) or the
+/// sphere `S(i, k+1)` in link `k`'s frame.
+#[derive(Clone, Copy)]
+enum Shape<'a> {
+    Points(&'a [DVec3], DVec3),
+    Ball(DVec3, f64),
+}
+
+impl Shape<'_> {
+    fn centre(&self) -> DVec3 {
+        match *self {
+            Self::Points(_, c) | Self::Ball(c, _) => c,
+        }
+    }
+
+    /// Largest distance from `x`.
+    fn reach_from(&self, x: DVec3) -> f64 {
+        match *self {
+            Self::Points(p, _) => {
+                let d = p.iter().map(|p| p.distance(x)).fold(0.0, f64::max);
+                pad(
+                    d,
+                    x.length() + p.iter().map(|p| p.length()).fold(0.0, f64::max),
+                )
+            }
+            Self::Ball(c, r) => pad(r + c.distance(x), c.length() + x.length()),
+        }
+    }
+
+    /// Largest distance from the line through the origin along unit `a`.
+    fn reach_from_line(&self, a: DVec3) -> f64 {
+        let off = |p: DVec3| (p - a * p.dot(a)).length();
+        match *self {
+            Self::Points(p, _) => {
+                let d = p.iter().map(|&p| off(p)).fold(0.0, f64::max);
+                pad(d, p.iter().map(|p| p.length()).fold(0.0, f64::max))
+            }
+            Self::Ball(c, r) => pad(r + off(c), c.length()),
+        }
+    }
+}
+
+/// How a joint moves the link geometry, with what a query must read.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Sweep {
+    Fixed,
+    /// Revolute or continuous: one angle.
+    Turn,
+    /// Prismatic, statically swept over `mid ± half` (`0 ± 0` when
+    /// unlimited).
+    Slide {
+        mid: f64,
+        half: f64,
+        limited: bool,
+    },
+    /// Spherical or orientation: a quaternion.
+    Ball,
+    /// Floating: translation then quaternion.
+    Free,
+    /// Location: a translation.
+    Shift,
+    /// Planar: (x, y, θ).
+    Planar,
+    /// Vehicle: (s, α).
+    Vehicle,
+    /// Omnidirectional vehicle: (φ, s, α).
+    OmniVehicle,
+}
+
+impl Sweep {
+    /// Whether the joint translates without a static bound (the query adds
+    /// its reach `E`).
+    const fn unbounded(self) -> bool {
+        match self {
+            Self::Slide { limited, .. } => !limited,
+            Self::Free | Self::Shift | Self::Planar | Self::Vehicle | Self::OmniVehicle => true,
+            Self::Fixed | Self::Turn | Self::Ball => false,
+        }
+    }
+}
+
+/// One joint of a link's chain in a [`CurveLengthBounds`]: the constant
+/// factors of M2 Lemma 2 for that link and that joint.
+///
+/// The curve-length contribution of the joint is
+/// `translation · (length of the translation the joint sweeps) +
+/// rotation · (angle the joint sweeps)`, plus, for vehicles, the
+/// `s_max`-terms of the [module docs](self):
+///
+/// - revolute, continuous: `translation = 0`, `rotation = λ_ik` (largest
+///   distance of the link from the axis, for every value of the joints
+///   between);
+/// - prismatic, location: `translation = 1`, `rotation = 0`;
+/// - spherical, orientation, floating: `rotation` = largest distance from the
+///   joint's rotation centre (`translation = 1` for floating);
+/// - planar, vehicle, omni-vehicle: `translation = 1`, `rotation` = largest
+///   distance from the rotation axis (the plane normal, z);
+/// - fixed: both 0.
+///
+/// When a joint that translates without limits lies between (see the
+/// [module docs](self)), each query adds that joint's reach to the rotation
+/// factors below it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CurveLengthFactor {
+    /// The link whose joint this is (an ancestor of the link, or itself).
+    pub joint_link: usize,
+    /// Factor on the length of the joint's translation.
+    pub translation: f64,
+    /// Factor on the joint's rotation angle (radians).
+    pub rotation: f64,
+}
+
+/// Per-factor data a query needs besides the factors.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Entry {
+    sweep: Sweep,
+    /// Offset of the joint's values in a configuration.
+    q: usize,
+    /// Bound on the stretch of the fixed origin applied after the joint.
+    stretch: f64,
+}
+
+/// A sphere that encloses a link for every configuration within the joint
+/// limits (M2's static pre-pass: two links whose spheres are disjoint can
+/// never meet).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ReachSphere {
+    /// Centre, in the frame the link's root is attached to (the world).
+    pub centre: DVec3,
+    /// Radius.
+    pub radius: f64,
+}
+
+/// The M2 curve-length bound λ, precomputed once per tree and per-link point
+/// sets; see the [module docs](self) for the recursion and the guarantee.
+///
+/// Queries take the two end configurations of a joint-space straight segment
+/// ([`crate::JointSpaceMotion`]) and allocate nothing.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CurveLengthBounds {
+    /// Factors of link `i`: `factors[start[i]..start[i + 1]]`, from the
+    /// link's own joint down to its root's.
+    factors: Vec<CurveLengthFactor>,
+    entries: Vec<Entry>,
+    start: Vec<usize>,
+    reach: Vec<Option<ReachSphere>>,
+    parent: Vec<Option<usize>>,
+    depth: Vec<usize>,
+    names: Vec<String>,
+    nq: usize,
+}
+
+impl CurveLengthBounds {
+    /// Runs COMPUTE-SPHERE for every link of `tree` over `points[i]`, the
+    /// points of link `i` in its own frame.
+    ///
+    /// # Errors
+    /// [`KinematicsError::BufferLength`] when `points.len() != tree.len()`,
+    /// [`KinematicsError::EmptyPoints`] for a link without points,
+    /// [`KinematicsError::NotFinite`] for a NaN or infinite coordinate.
+    pub fn new<P: AsRef<[DVec3]>>(
+        tree: &KinematicTree,
+        points: &[P],
+    ) -> Result<Self, KinematicsError> {
+        check_points(tree, points)?;
+        let links = tree.links();
+        let total: usize = links.iter().map(|l| l.depth() + 1).sum();
+        let mut factors = Vec::with_capacity(total);
+        let mut entries = Vec::with_capacity(total);
+        let mut start = Vec::with_capacity(links.len() + 1);
+        let mut reach = Vec::with_capacity(links.len());
+        for (i, pts) in points.iter().enumerate() {
+            start.push(factors.len());
+            let pts = pts.as_ref();
+            let mut shape = Shape::Points(pts, ritter_centre(pts));
+            let mut bounded = true;
+            for k in tree.ancestors(i) {
+                let link = &links[k];
+                let (factor, sweep, centre, radius) = sphere_step(link.joint(), shape);
+                bounded &= !sweep.unbounded();
+                let origin: &DAffine3 = link.origin();
+                let stretch = stretch_of(&origin.matrix3);
+                let centre_out = origin.transform_point3(centre);
+                let scale = centre.length() + origin.translation.length();
+                shape = Shape::Ball(centre_out, pad(radius * stretch, scale));
+                factors.push(CurveLengthFactor {
+                    joint_link: k,
+                    translation: factor.0,
+                    rotation: factor.1,
+                });
+                entries.push(Entry {
+                    sweep,
+                    q: tree.q_range(k).start,
+                    stretch,
+                });
+            }
+            reach.push(match shape {
+                Shape::Ball(centre, radius) if bounded => Some(ReachSphere { centre, radius }),
+                _ => None,
+            });
+        }
+        start.push(factors.len());
+        Ok(Self {
+            factors,
+            entries,
+            start,
+            reach,
+            parent: links.iter().map(crate::Link::parent).collect(),
+            depth: links.iter().map(crate::Link::depth).collect(),
+            names: links.iter().map(|l| l.name().to_owned()).collect(),
+            nq: tree.nq(),
+        })
+    }
+
+    /// Number of links.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// Whether the tree had no links.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+
+    fn check_link(&self, link: usize) -> Result<(), KinematicsError> {
+        if link < self.len() {
+            Ok(())
+        } else {
+            Err(KinematicsError::LinkIndex {
+                index: link,
+                len: self.len(),
+            })
+        }
+    }
+
+    /// The factors of link `link`, one per link of its chain (its own joint
+    /// first, down to its root's; fixed joints give zeros).
+    ///
+    /// # Errors
+    /// [`KinematicsError::LinkIndex`].
+    pub fn factors(&self, link: usize) -> Result<&[CurveLengthFactor], KinematicsError> {
+        self.check_link(link)?;
+        Ok(&self.factors[self.start[link]..self.start[link + 1]])
+    }
+
+    /// A sphere enclosing link `link` for every configuration within the
+    /// joint limits, `None` when a joint of its chain translates without
+    /// limits (prismatic without finite limits, floating, planar, location,
+    /// vehicles).
+    ///
+    /// # Errors
+    /// [`KinematicsError::LinkIndex`].
+    pub fn reach_sphere(&self, link: usize) -> Result<Option<ReachSphere>, KinematicsError> {
+        self.check_link(link)?;
+        Ok(self.reach[link])
+    }
+
+    fn check_configs(&self, qa: &[f64], qb: &[f64]) -> Result<(), KinematicsError> {
+        for q in [qa, qb] {
+            if q.len() != self.nq {
+                return Err(KinematicsError::ConfigLength {
+                    expected: self.nq,
+                    got: q.len(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Upper bound on the length of the curve traced by any point of link
+    /// `link` while the configuration moves along the straight segment
+    /// `q_a → q_b` (joint-space linear interpolation, slerp for quaternions,
+    /// M2 Lemma 2), in the world frame.
+    ///
+    /// # Errors
+    /// [`KinematicsError::LinkIndex`], [`KinematicsError::ConfigLength`], and
+    /// for the values the link's chain reads:
+    /// [`KinematicsError::ConfigNotFinite`], [`KinematicsError::BadQuaternion`].
+    pub fn lambda(&self, link: usize, qa: &[f64], qb: &[f64]) -> Result<f64, KinematicsError> {
+        self.check_link(link)?;
+        self.check_configs(qa, qb)?;
+        self.chain_lambda(link, None, qa, qb)
+    }
+
+    /// [`CurveLengthBounds::lambda`] for every link, written into `out`
+    /// (`out.len() == self.len()`).
+    ///
+    /// # Errors
+    /// As [`CurveLengthBounds::lambda`], and [`KinematicsError::BufferLength`].
+    pub fn lambda_all(
+        &self,
+        qa: &[f64],
+        qb: &[f64],
+        out: &mut [f64],
+    ) -> Result<(), KinematicsError> {
+        self.check_configs(qa, qb)?;
+        if out.len() != self.len() {
+            return Err(KinematicsError::BufferLength {
+                what: "lambda",
+                expected: self.len(),
+                got: out.len(),
+            });
+        }
+        for (link, o) in out.iter_mut().enumerate() {
+            *o = self.chain_lambda(link, None, qa, qb)?;
+        }
+        Ok(())
+    }
+
+    /// The relative bound of M2 §IV.B for a pair: the sum of the curve-length
+    /// bounds of links `a` and `b` measured in the frame of their deepest
+    /// common ancestor (the world when they belong to different robots).
+    /// For two links on one chain this is the bound on the motion of the
+    /// upper one in the frame of the lower one: only the joints between them
+    /// count. Lemma 1 holds with it in place of `λ_a + λ_b`, since distances
+    /// do not depend on the frame.
+    ///
+    /// # Errors
+    /// As [`CurveLengthBounds::lambda`] for both links.
+    pub fn lambda_relative(
+        &self,
+        a: usize,
+        b: usize,
+        qa: &[f64],
+        qb: &[f64],
+    ) -> Result<f64, KinematicsError> {
+        self.check_link(a)?;
+        self.check_link(b)?;
+        self.check_configs(qa, qb)?;
+        let c = common_ancestor(&self.parent, &self.depth, a, b);
+        Ok(self.chain_lambda(a, c, qa, qb)? + self.chain_lambda(b, c, qa, qb)?)
+    }
+
+    fn value(&self, q: &[f64], k: usize, link: usize) -> Result<f64, KinematicsError> {
+        let v = q[k];
+        if v.is_finite() {
+            Ok(v)
+        } else {
+            Err(KinematicsError::ConfigNotFinite {
+                index: k,
+                link: self.names[link].clone(),
+                value: v,
+            })
+        }
+    }
+
+    fn vec3(&self, q: &[f64], k: usize, link: usize) -> Result<DVec3, KinematicsError> {
+        Ok(DVec3::new(
+            self.value(q, k, link)?,
+            self.value(q, k + 1, link)?,
+            self.value(q, k + 2, link)?,
+        ))
+    }
+
+    fn quat(&self, q: &[f64], k: usize, link: usize) -> Result<DQuat, KinematicsError> {
+        let v = DQuat::from_xyzw(
+            self.value(q, k, link)?,
+            self.value(q, k + 1, link)?,
+            self.value(q, k + 2, link)?,
+            self.value(q, k + 3, link)?,
+        );
+        let norm = v.length();
+        // Same threshold as `KinematicTree::validate_config`.
+        if norm.is_nan() || norm <= 1e-6 {
+            return Err(KinematicsError::BadQuaternion {
+                index: k,
+                link: self.names[link].clone(),
+                norm,
+            });
+        }
+        Ok(v / norm)
+    }
+
+    /// Angle of the shortest rotation from the `k`-quaternion of `qa` to
+    /// that of `qb`: the angle slerp sweeps.
+    fn slerp_angle(
+        &self,
+        qa: &[f64],
+        qb: &[f64],
+        k: usize,
+        link: usize,
+    ) -> Result<f64, KinematicsError> {
+        let (a, b) = (self.quat(qa, k, link)?, self.quat(qb, k, link)?);
+        let rel = a.conjugate() * b;
+        let angle = 2.0 * DVec3::new(rel.x, rel.y, rel.z).length().atan2(rel.w.abs());
+        Ok(pad(angle, 1.0))
+    }
+
+    /// λ of `link` in the frame of `stop` (an ancestor, or `None` for the
+    /// world): the factors of the joints from `link` up to, not including,
+    /// `stop`.
+    fn chain_lambda(
+        &self,
+        link: usize,
+        stop: Option<usize>,
+        qa: &[f64],
+        qb: &[f64],
+    ) -> Result<f64, KinematicsError> {
+        let range = self.start[link]..self.start[link + 1];
+        let mut total = 0.0;
+        // Growth of the sphere S(i, k+1) by the reach of unbounded
+        // translations above joint k (module docs).
+        let mut grow = 0.0;
+        for (f, e) in self.factors[range.clone()].iter().zip(&self.entries[range]) {
+            let k = f.joint_link;
+            if Some(k) == stop {
+                break;
+            }
+            // (λ2): every rotation factor is a distance from S(i, k+1).
+            let rot = f.rotation + grow;
+            let (term, reach) = match e.sweep {
+                Sweep::Fixed => (0.0, 0.0),
+                Sweep::Turn => {
+                    let d = (self.value(qb, e.q, k)? - self.value(qa, e.q, k)?).abs();
+                    (rot * d, 0.0)
+                }
+                Sweep::Slide { mid, half, .. } => {
+                    let (a, b) = (self.value(qa, e.q, k)?, self.value(qb, e.q, k)?);
+                    let beyond = (a - mid).abs().max((b - mid).abs()) - half;
+                    ((b - a).abs(), beyond.max(0.0))
+                }
+                Sweep::Ball => (rot * self.slerp_angle(qa, qb, e.q, k)?, 0.0),
+                Sweep::Free => {
+                    let (a, b) = (self.vec3(qa, e.q, k)?, self.vec3(qb, e.q, k)?);
+                    let theta = self.slerp_angle(qa, qb, e.q + 3, k)?;
+                    (a.distance(b) + rot * theta, a.length().max(b.length()))
+                }
+                Sweep::Shift => {
+                    let (a, b) = (self.vec3(qa, e.q, k)?, self.vec3(qb, e.q, k)?);
+                    (a.distance(b), a.length().max(b.length()))
+                }
+                Sweep::Planar => {
+                    let (a, b) = (self.vec3(qa, e.q, k)?, self.vec3(qb, e.q, k)?);
+                    let (ta, tb) = (a.truncate(), b.truncate());
+                    let d = ta.distance(tb) + rot * (b.z - a.z).abs();
+                    (d, ta.length().max(tb.length()))
+                }
+                Sweep::Vehicle | Sweep::OmniVehicle => {
+                    let at = usize::from(e.sweep == Sweep::OmniVehicle);
+                    let (sa, sb) = (self.value(qa, e.q + at, k)?, self.value(qb, e.q + at, k)?);
+                    let da =
+                        (self.value(qb, e.q + at + 1, k)? - self.value(qa, e.q + at + 1, k)?).abs();
+                    let s_max = sa.abs().max(sb.abs());
+                    let heading = if at == 1 {
+                        s_max * (self.value(qb, e.q, k)? - self.value(qa, e.q, k)?).abs()
+                    } else {
+                        0.0
+                    };
+                    // (λ1); |d(s, α)| ≤ |s| is the reach.
+                    ((sb - sa).abs() + heading + (rot + 0.5 * s_max) * da, s_max)
+                }
+            };
+            total += term;
+            grow = pad((grow + reach) * e.stretch, 0.0);
+        }
+        Ok(pad(total, 0.0))
+    }
+}
+
+/// One step of COMPUTE-SPHERE at the joint of link `k`: the factors
+/// `(translation, rotation)`, the sweep kind, and the translation-free part
+/// of `S(i,k)` in the joint frame (centre, radius).
+fn sphere_step(joint: &crate::Joint, shape: Shape<'_>) -> ((f64, f64), Sweep, DVec3, f64) {
+    let c = shape.centre();
+    // Sweep about the line through the origin along `a`: the centre moves
+    // to the projection of `c`, the radius is the reach from it (M2 Fig. 8).
+    let about = |a: DVec3| {
+        let p = a * c.dot(a);
+        (shape.reach_from_line(a), p, shape.reach_from(p))
+    };
+    match joint.kind {
+        JointType::Fixed => ((0.0, 0.0), Sweep::Fixed, c, shape.reach_from(c)),
+        JointType::Revolute { axis } | JointType::Continuous { axis } => {
+            let (rot, p, r) = about(axis);
+            ((0.0, rot), Sweep::Turn, p, r)
+        }
+        JointType::Prismatic { axis } => {
+            let (mid, half, limited) = match joint.limits {
+                Some(l) if (l.upper - l.lower).is_finite() => (
+                    0.5 * l.lower + 0.5 * l.upper,
+                    0.5 * (l.upper - l.lower),
+                    true,
+                ),
+                _ => (0.0, 0.0, false),
+            };
+            let r = pad(shape.reach_from(c) + half, mid.abs());
+            let sweep = Sweep::Slide { mid, half, limited };
+            ((1.0, 0.0), sweep, c + axis * mid, r)
+        }
+        JointType::Spherical | JointType::OrientationUncertain { .. } => {
+            let r = shape.reach_from(DVec3::ZERO);
+            ((0.0, r), Sweep::Ball, DVec3::ZERO, r)
+        }
+        JointType::Floating => {
+            let r = shape.reach_from(DVec3::ZERO);
+            ((1.0, r), Sweep::Free, DVec3::ZERO, r)
+        }
+        JointType::LocationUncertain { .. } => ((1.0, 0.0), Sweep::Shift, c, shape.reach_from(c)),
+        JointType::Planar { normal } => {
+            let (rot, p, r) = about(normal);
+            ((1.0, rot), Sweep::Planar, p, r)
+        }
+        JointType::Vehicle => {
+            let (rot, p, r) = about(DVec3::Z);
+            ((1.0, rot), Sweep::Vehicle, p, r)
+        }
+        JointType::OmniVehicle => {
+            let (rot, p, r) = about(DVec3::Z);
+            ((1.0, rot), Sweep::OmniVehicle, p, r)
+        }
+    }
+}
+
+/// The deepest common ancestor of `a` and `b` (or one of them), `None` when
+/// they have different roots.
+fn common_ancestor(parent: &[Option<usize>], depth: &[usize], a: usize, b: usize) -> Option<usize> {
+    let (mut a, mut b) = (a, b);
+    while depth[a] > depth[b] {
+        a = parent[a]?;
+    }
+    while depth[b] > depth[a] {
+        b = parent[b]?;
+    }
+    while a != b {
+        a = parent[a]?;
+        b = parent[b]?;
+    }
+    Some(a)
+}
+
+/// `R(t)ᵀ n` for the rotation `R(t) = Rot(axis, ω t) · R₀` of a local
+/// motion: `n` expressed in the parent frame taken into the link frame
+/// (Rodrigues' formula, then `R₀ᵀ`; no matrix product).
+fn descend(m: &LocalMotion, t: f64, n: DVec3) -> DVec3 {
+    let turned = if m.omega == 0.0 {
+        n
+    } else {
+        let (s, c) = (-(m.omega * t)).sin_cos();
+        let a = m.axis;
+        n * c + a.cross(n) * s + a * (a.dot(n) * (1.0 - c))
+    };
+    let r = &m.rot0;
+    DVec3::new(
+        r.x_axis.dot(turned),
+        r.y_axis.dot(turned),
+        r.z_axis.dot(turned),
+    )
+}
+
+/// Largest length of the link origin `T(t') = T(0) + v t'` over `[t, 1]`
+/// (a convex function on a segment: largest at an end; (μ2)).
+fn origin_reach(m: &LocalMotion, t: f64, speed: f64) -> f64 {
+    let a = (m.trans0 + m.velocity * t).length();
+    let b = (m.trans0 + m.velocity).length();
+    let reach = a.max(b);
+    // |T(0)| ≤ reach + speed bounds the operands' size.
+    pad(reach, reach + speed)
+}
+
+/// The M4 motion bound μ, precomputed once per tree and per-link point sets
+/// (each link's largest point distance from its origin, each link's chain,
+/// and a bound on the stretch of the tree's fixed origins); see the
+/// [module docs](self) for the derivation and the guarantee. Queries take an
+/// [`InBetweenMotion`] of the same tree and allocate nothing.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MotionBounds {
+    radius: Vec<f64>,
+    parent: Vec<Option<usize>>,
+    depth: Vec<usize>,
+    /// Chain of link `i`, root first: `chains[start[i]..start[i + 1]]`.
+    chains: Vec<usize>,
+    start: Vec<usize>,
+    /// Bound on the product of the largest singular values of the rotations
+    /// along any chain, padded for the summation.
+    stretch: f64,
+    /// Slack for the projected directions: how far `Mᵀ n` may be from a
+    /// rotated unit vector when the chain's matrices are `stretch` away
+    /// from orthonormal, plus rounding.
+    skew: f64,
+}
+
+impl MotionBounds {
+    /// Precomputes the bounds for `tree` with `points[i]` the points of link
+    /// `i` in its own frame.
+    ///
+    /// # Errors
+    /// [`KinematicsError::BufferLength`] when `points.len() != tree.len()`,
+    /// [`KinematicsError::EmptyPoints`] for a link without points,
+    /// [`KinematicsError::NotFinite`] for a NaN or infinite coordinate.
+    pub fn new<P: AsRef<[DVec3]>>(
+        tree: &KinematicTree,
+        points: &[P],
+    ) -> Result<Self, KinematicsError> {
+        check_points(tree, points)?;
+        let radius = points
+            .iter()
+            .map(|p| {
+                let r = p.as_ref().iter().map(|p| p.length()).fold(0.0, f64::max);
+                pad(r, 0.0)
+            })
+            .collect();
+        let links = tree.links();
+        let mut along = vec![1.0; links.len()];
+        let mut stretch = 1.0f64;
+        let mut chains = Vec::with_capacity(links.iter().map(|l| l.depth() + 1).sum());
+        let mut start = Vec::with_capacity(links.len() + 1);
+        for (i, l) in links.iter().enumerate() {
+            // Cubed: the origin's rotation, and the local motion's axis
+            // (the joint axis turned by it) in `from_axis_angle`.
+            let s = stretch_of(&l.origin().matrix3).powi(3);
+            along[i] = s * l.parent().map_or(1.0, |p| along[p]);
+            let depth = l.depth() as f64 + 2.0;
+            stretch = stretch.max(along[i] * (1.0 + 4.0 * REL_PAD * depth));
+            start.push(chains.len());
+            let at = chains.len();
+            chains.extend(tree.ancestors(i));
+            chains[at..].reverse();
+        }
+        start.push(chains.len());
+        let depth = links.iter().map(crate::Link::depth).max().unwrap_or(0) as f64;
+        Ok(Self {
+            radius,
+            parent: links.iter().map(crate::Link::parent).collect(),
+            depth: links.iter().map(crate::Link::depth).collect(),
+            chains,
+            start,
+            stretch,
+            skew: 8.0 * (stretch - 1.0) + REL_PAD * (depth + 1.0),
+        })
+    }
+
+    /// Number of links.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.radius.len()
+    }
+
+    /// Whether the tree had no links.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.radius.is_empty()
+    }
+
+    /// Largest distance of a point of link `link` from the link origin.
+    ///
+    /// # Errors
+    /// [`KinematicsError::LinkIndex`].
+    pub fn link_radius(&self, link: usize) -> Result<f64, KinematicsError> {
+        self.radius
+            .get(link)
+            .copied()
+            .ok_or(KinematicsError::LinkIndex {
+                index: link,
+                len: self.len(),
+            })
+    }
+
+    fn check(
+        &self,
+        motion: &InBetweenMotion,
+        links: [usize; 2],
+        t: f64,
+    ) -> Result<(), KinematicsError> {
+        if motion.parents() != self.parent.as_slice() {
+            return Err(KinematicsError::MotionMismatch {
+                links: motion.parents().len(),
+                expected: self.len(),
+            });
+        }
+        for link in links {
+            self.link_radius(link)?;
+        }
+        if !(0.0..=1.0).contains(&t) {
+            return Err(KinematicsError::BadTime { t0: t, t1: 1.0 });
+        }
+        Ok(())
+    }
+
+    /// Upper bound on the speed `|ṗ(t')|` of every point of link `link`, for
+    /// every `t' ∈ [t, 1]`, under `motion` (M4 eq. 7–10, unprojected).
+    ///
+    /// # Errors
+    /// [`KinematicsError::LinkIndex`], [`KinematicsError::BadTime`] unless
+    /// `0 ≤ t ≤ 1`, [`KinematicsError::MotionMismatch`] when the motion is
+    /// not one of this tree.
+    pub fn mu(
+        &self,
+        motion: &InBetweenMotion,
+        link: usize,
+        t: f64,
+    ) -> Result<f64, KinematicsError> {
+        self.check(motion, [link, link], t)?;
+        Ok(self.finish(self.chain_bound(motion, link, None, t, None)))
+    }
+
+    /// Upper bound on the projected speed `|ṗ(t')·n|` of every point of link
+    /// `link`, for every `t' ∈ [t, 1]`, with `n` a fixed world direction
+    /// (normalised here). Never larger than [`MotionBounds::mu`]; see the
+    /// [module docs](self) for the derivation (exact for the root's
+    /// translation, drift-bounded for deeper links).
+    ///
+    /// # Errors
+    /// As [`MotionBounds::mu`], and [`KinematicsError::BadDirection`] for a
+    /// zero or non-finite `n`.
+    pub fn mu_projected(
+        &self,
+        motion: &InBetweenMotion,
+        link: usize,
+        t: f64,
+        n: DVec3,
+    ) -> Result<f64, KinematicsError> {
+        self.check(motion, [link, link], t)?;
+        let n = unit_direction(n)?;
+        Ok(self.finish(self.chain_bound(motion, link, None, t, Some(n))))
+    }
+
+    /// Upper bound on the closing speed of links `a` and `b`: for every
+    /// `t' ∈ [t, 1]` and points `p_a`, `p_b` of the two links,
+    /// `|ṗ_a(t') − ṗ_b(t')|` measured in the frame of their deepest common
+    /// ancestor `c` (the world for different robots; for two links on one
+    /// chain, the lower one). Only the joints below `c` count; never larger
+    /// than the sum of the two links' [`MotionBounds::mu`].
+    ///
+    /// For conservative advancement this is as good as a world bound:
+    /// distances do not depend on the frame, so from a distance `d` at time
+    /// `t` the two links cannot touch before `t + d / μ`.
+    ///
+    /// # Errors
+    /// As [`MotionBounds::mu`] for both links.
+    pub fn mu_relative(
+        &self,
+        motion: &InBetweenMotion,
+        a: usize,
+        b: usize,
+        t: f64,
+    ) -> Result<f64, KinematicsError> {
+        self.check(motion, [a, b], t)?;
+        let c = common_ancestor(&self.parent, &self.depth, a, b);
+        let sa = self.chain_bound(motion, a, c, t, None);
+        let sb = self.chain_bound(motion, b, c, t, None);
+        Ok(self.finish(sa + sb))
+    }
+
+    /// Upper bound on the projected closing speed of links `a` and `b`, the
+    /// μ of conservative advancement (M4 §6) for the pair: for every
+    /// `t' ∈ [t, 1]` and points `p_a`, `p_b`,
+    /// `|(ṗ_a(t') − ṗ_b(t'))·n_c|`, where velocities are taken in the frame
+    /// of the deepest common ancestor `c` of the two links (the world for
+    /// different robots) and `n_c` is the world direction `n` at time `t`
+    /// (normalised here) held fixed in that frame.
+    ///
+    /// With `d` the distance at time `t` and `n` the unit direction of the
+    /// closest points, two convex pieces cannot touch before `t + d / μ`:
+    /// the slab that separates them at `t`, fixed in `c`'s frame, closes no
+    /// faster than `μ`, and distances do not depend on the frame. Valid only
+    /// for convex pieces (see the [module docs](self)).
+    ///
+    /// # Errors
+    /// As [`MotionBounds::mu_projected`] for both links.
+    pub fn mu_relative_projected(
+        &self,
+        motion: &InBetweenMotion,
+        a: usize,
+        b: usize,
+        t: f64,
+        n: DVec3,
+    ) -> Result<f64, KinematicsError> {
+        self.check(motion, [a, b], t)?;
+        let n = unit_direction(n)?;
+        let c = common_ancestor(&self.parent, &self.depth, a, b);
+        // `n` in the frame of `c` at time `t`.
+        let n_c = c.map_or(n, |c| {
+            self.chain(c)
+                .iter()
+                .fold(n, |n, &k| descend(&motion.local()[k], t, n))
+        });
+        let sa = self.chain_bound(motion, a, c, t, Some(n_c));
+        let sb = self.chain_bound(motion, b, c, t, Some(n_c));
+        Ok(self.finish(sa + sb))
+    }
+
+    fn chain(&self, link: usize) -> &[usize] {
+        &self.chains[self.start[link]..self.start[link + 1]]
+    }
+
+    fn finish(&self, sum: f64) -> f64 {
+        pad(sum * self.stretch, 0.0)
+    }
+
+    /// The terms of the joints of `link`'s chain below `stop` (all of them
+    /// for `None`), walking down from `stop`: unprojected, or projected on
+    /// `n`, the unit direction in `stop`'s frame (the world's for `None`)
+    /// at time `t`, held fixed in that frame.
+    ///
+    /// Walking down makes every quantity a running sum (module docs):
+    /// `W_j` (the angular speed above `j`, for the drift `δ_j`) is the sum of
+    /// `|ω|` over the joints already visited, and
+    /// `Σ_j B_j · lever_j = R · Σ_j B_j + Σ_m reach_m · Σ_{j above m} B_j`,
+    /// since the origin reach of link `m` is in the lever of every joint
+    /// above it and the link's own radius `R` in all of them.
+    fn chain_bound(
+        &self,
+        motion: &InBetweenMotion,
+        link: usize,
+        stop: Option<usize>,
+        t: f64,
+        n: Option<DVec3>,
+    ) -> f64 {
+        let local = motion.local();
+        let from = stop.map_or(0, |c| self.depth[c] + 1);
+        let remaining = 1.0 - t;
+        let mut n = n;
+        let mut w_above = 0.0;
+        let mut b_above = 0.0;
+        let mut sum = 0.0;
+        for &k in &self.chain(link)[from..] {
+            let m = &local[k];
+            let speed = m.velocity.length();
+            let w = m.omega.abs();
+            // |ω| = |omega| for a unit axis; the axis' rounding and the
+            // origins' stretch are in `self.stretch`.
+            let (a, b) = match n {
+                // (μ3)
+                None => (speed, w),
+                Some(dir) => {
+                    // `dir` is n in the parent frame of k at time t; it
+                    // drifts by at most δ over [t, 1] (μ4, μ6), giving the
+                    // terms of (μ5).
+                    let drift = (w_above * remaining * (1.0 + REL_PAD) + self.skew).min(2.0);
+                    let a = speed.min(m.velocity.dot(dir).abs() + speed * drift);
+                    let b = w.min(w * (m.axis.cross(dir).length() + drift));
+                    n = Some(descend(m, t, dir));
+                    (a, b)
+                }
+            };
+            if b_above > 0.0 {
+                sum += origin_reach(m, t, speed) * b_above;
+            }
+            sum += a;
+            b_above += b;
+            w_above += w;
+        }
+        sum + self.radius[link] * b_above
+    }
+}
+
+/// `n` normalised, or [`KinematicsError::BadDirection`].
+fn unit_direction(n: DVec3) -> Result<DVec3, KinematicsError> {
+    let len = n.length();
+    if n.is_finite() && len > 0.0 && len.is_finite() {
+        Ok(n / len)
+    } else {
+        Err(KinematicsError::BadDirection {
+            x: n.x,
+            y: n.y,
+            z: n.z,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ritter_centre_is_inside_the_hull_and_radii_contain_the_points() {
+        let pts = [
+            DVec3::new(1.0, 0.0, 0.0),
+            DVec3::new(-1.0, 0.2, 0.0),
+            DVec3::new(0.0, 3.0, -1.0),
+            DVec3::new(0.3, -0.4, 2.0),
+        ];
+        let c = ritter_centre(&pts);
+        let shape = Shape::Points(&pts, c);
+        let r = shape.reach_from(c);
+        assert!(pts.iter().all(|p| p.distance(c) <= r));
+        // Here tighter than the sphere about the first point.
+        assert!(r <= shape.reach_from(pts[0]));
+    }
+
+    #[test]
+    fn stretch_of_a_rotation_is_one_and_grows_with_scaling() {
+        let r = DMat3::from_axis_angle(DVec3::new(0.3, -0.4, 0.5).normalize(), 0.7);
+        let s = stretch_of(&r);
+        assert!((1.0..1.0 + 1e-11).contains(&s), "{s}");
+        let scaled = r * (1.0 + 1e-9);
+        let s = stretch_of(&scaled);
+        assert!(s >= 1.0 + 1e-9, "{s}");
+    }
+
+    #[test]
+    fn descend_is_the_transposed_rotation() {
+        let m = LocalMotion {
+            axis: DVec3::new(0.2, 0.9, -0.3).normalize(),
+            omega: 2.5,
+            rot0: DMat3::from_euler(glam::EulerRot::XYZ, 0.3, -1.1, 0.4),
+            trans0: DVec3::ZERO,
+            velocity: DVec3::ZERO,
+        };
+        let n = DVec3::new(0.6, -0.0, 0.8);
+        for t in [0.0, 0.3, 1.0] {
+            let want = m.pose(t).matrix3.transpose() * n;
+            assert!(descend(&m, t, n).distance(want) < 1e-14);
+        }
+    }
+
+    #[test]
+    fn a_full_turn_about_the_own_axis_reaches_no_further() {
+        // S(i,i) of a revolute joint: centre on the axis, radius the largest
+        // distance from it (M2 Fig. 8).
+        let pts = [DVec3::new(1.0, 0.0, 0.5), DVec3::new(0.0, 2.0, -0.5)];
+        let joint = crate::Joint::revolute("j", DVec3::Z, -1.0, 1.0);
+        let shape = Shape::Points(&pts, ritter_centre(&pts));
+        let ((lin, rot), sweep, c, r) = sphere_step(&joint, shape);
+        assert_eq!((lin, sweep), (0.0, Sweep::Turn));
+        assert!((rot - 2.0).abs() < 1e-9);
+        assert!(c.x == 0.0 && c.y == 0.0);
+        assert!(pts.iter().all(|p| p.distance(c) <= r));
+    }
+}
