@@ -35,4 +35,5 @@ pub use armature_penetration_depth as pd;
 /// The types most programs need, gathered from every layer.
 pub mod prelude {
     pub use armature_interval_taylor::prelude::*;
+    pub use armature_kinematics::prelude::*;
 }
