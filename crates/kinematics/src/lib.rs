@@ -17,18 +17,29 @@
 //!   curve length, point speed or swept point lies inside them, in floating
 //!   point, because they are built on `armature-interval-taylor`.
 
+pub mod braking;
 mod error;
 pub mod joint;
 mod motion;
+pub mod ssch;
 mod tree;
 
+pub use braking::{BrakingModel, JointInterval, braking_interval, braking_intervals};
 pub use error::KinematicsError;
 pub use joint::{Joint, JointLimits, JointType};
 pub use motion::{InBetweenMotion, JointSpaceMotion, LocalMotion, Path};
+pub use ssch::{
+    JointOperation, OrientationCover, PrismaticCover, RevoluteCover, Ssch, SweptPair,
+    SweptVolumeOptions, VehicleCover, swept_pair, swept_ssch,
+};
 pub use tree::{KinematicTree, Link, LinkSpec};
 
 /// The crate's commonly used types.
 pub mod prelude {
+    pub use crate::{
+        BrakingModel, JointInterval, JointOperation, Ssch, SweptVolumeOptions, swept_pair,
+        swept_ssch,
+    };
     pub use crate::{
         InBetweenMotion, Joint, JointLimits, JointSpaceMotion, JointType, KinematicTree,
         KinematicsError, Link, LinkSpec, LocalMotion, Path,
