@@ -319,4 +319,31 @@ pub enum KinematicsError {
         /// The tree's error.
         reason: Box<KinematicsError>,
     },
+    /// A parameter of a swept-volume operation, an SSCH or a braking model
+    /// is NaN, infinite or out of its range.
+    #[error("`{field}` = {value} is invalid ({why})")]
+    BadParameter {
+        /// The parameter.
+        field: &'static str,
+        /// The value given.
+        value: f64,
+        /// The allowed range, in words.
+        why: &'static str,
+    },
+    /// A frame asked for is not an ancestor of the link (nor the link).
+    #[error("link `{ancestor}` is not an ancestor of link `{link}`")]
+    NotAncestor {
+        /// The link whose volume is propagated.
+        link: String,
+        /// The frame asked for.
+        ancestor: String,
+    },
+    /// A joint interval of the wrong kind for its joint.
+    #[error("joint of link `{link}` needs {expected}")]
+    IntervalMismatch {
+        /// The link whose joint it is.
+        link: String,
+        /// The kind of interval the joint needs, in words.
+        expected: &'static str,
+    },
 }
