@@ -370,7 +370,13 @@ fn exact_grid_has_only_corners() {
     let mut corners: Vec<DVec3> = hull.vertices().iter().map(|&i| pts[i as usize]).collect();
     corners.sort_by(|a, b| a.to_array().partial_cmp(&b.to_array()).expect("finite"));
     let expect: Vec<DVec3> = (0..8)
-        .map(|c| DVec3::new(f64::from(c >> 2 & 1), f64::from(c >> 1 & 1), f64::from(c & 1)) * 4.0)
+        .map(|c| {
+            DVec3::new(
+                f64::from(c >> 2 & 1),
+                f64::from(c >> 1 & 1),
+                f64::from(c & 1),
+            ) * 4.0
+        })
         .collect();
     assert_eq!(corners, expect);
     assert_eq!(hull.triangles().len(), 12);
