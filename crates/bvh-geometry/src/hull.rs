@@ -17,8 +17,8 @@
 //!
 //! - *which point to add* uses distances with the **tolerance** `τ`
 //!   (scaled by the cloud's extent, [`HullOptions`]): a point within `τ`
-//!   of the current hull is not added, so the hull gets no slivers thinner
-//!   than `τ`;
+//!   of the current hull is not added, so new faces are never thinner
+//!   than `τ` and near-coplanar clutter stays out of the hull;
 //! - *which faces the added point sees* uses an **exact** orientation
 //!   predicate (a floating-point filter with an exact expansion-arithmetic
 //!   fallback, after Shewchuk), so the visible region is always a disc,
@@ -304,8 +304,10 @@ fn build(points: &[DVec3], options: &HullOptions) -> ConvexHull {
     let slack = 32.0 * f64::EPSILON * extent + 2.0 * flush;
     let all: Vec<u32> = (0..work.len() as u32).collect();
     let mut shape = hull_of(&work, &all, tol, slack);
-    // At most two passes: the second runs on extreme points only, and
-    // every vertex it produces is extreme (see `non_extreme_vertices`).
+    // A vertex left inside a flat facet or an edge (an exact tie) is
+    // removed by rebuilding the same polytope from the extreme vertices
+    // with exact decisions only, which adds every one of them and nothing
+    // else.
     if let HullShape::Polyhedron {
         vertices,
         triangles,
@@ -318,7 +320,9 @@ fn build(points: &[DVec3], options: &HullOptions) -> ConvexHull {
                 .copied()
                 .filter(|v| bad.binary_search(v).is_err())
                 .collect();
-            shape = hull_of(&work, &extreme, tol, slack);
+            if let Some(rebuilt) = rebuild_exact(&work, &extreme, tol, slack) {
+                shape = rebuilt;
+            }
         }
     }
     ConvexHull {
@@ -373,9 +377,35 @@ fn hull_of(pts: &[DVec3], subset: &[u32], tol: f64, slack: f64) -> HullShape {
     if d3 <= tol || orientation == 0.0 {
         return polygon(pts, subset, normal);
     }
-    let mut builder = Builder::new(pts, tol, slack);
+    let mut builder = Builder::new(pts, tol, slack, false);
     builder.run(subset, [i0, i1, i2, i3], orientation > 0.0);
     builder.into_shape()
+}
+
+/// The hull of `extreme`, the extreme vertices of a full-dimensional hull,
+/// with exact decisions only: a point joins an outside set when it is
+/// strictly above a face, so every extreme point becomes a vertex and the
+/// polytope (hence every face plane) is the one they span. `None` if no
+/// non-degenerate starting tetrahedron is found (impossible for the
+/// vertices of a full-dimensional hull).
+fn rebuild_exact(pts: &[DVec3], extreme: &[u32], tol: f64, slack: f64) -> Option<HullShape> {
+    let p = |i: u32| pts[i as usize];
+    let (&i0, rest) = extreme.split_first()?;
+    let (i1, _) = farthest(rest, |j| (p(j) - p(i0)).length());
+    let axis = (p(i1) - p(i0)).normalize_or_zero();
+    let (i2, _) = farthest(rest, |j| (p(j) - p(i0)).cross(axis).length());
+    let normal = exact::unit_normal(p(i0), p(i1), p(i2));
+    if normal == DVec3::ZERO {
+        return None;
+    }
+    let (i3, _) = farthest(rest, |j| normal.dot(p(j) - p(i0)).abs());
+    let i3 = std::iter::once(i3)
+        .chain(rest.iter().copied())
+        .find(|&j| exact::orient3d(p(i0), p(i1), p(i2), p(j)) != 0.0)?;
+    let above = exact::orient3d(p(i0), p(i1), p(i2), p(i3)) > 0.0;
+    let mut builder = Builder::new(pts, tol, slack, true);
+    builder.run(extreme, [i0, i1, i2, i3], above);
+    Some(builder.into_shape())
 }
 
 /// The element of `subset` with the largest `key` (the first one on ties),
@@ -475,10 +505,13 @@ struct Builder<'a> {
     /// final sweep tests them against the final faces.
     recheck: Vec<u32>,
     scratch: Vec<u32>,
+    /// Exact mode: a point is outside a face when it is strictly above it
+    /// (no tolerance), and nothing is set aside.
+    exact: bool,
 }
 
 impl<'a> Builder<'a> {
-    fn new(pts: &'a [DVec3], tol: f64, slack: f64) -> Self {
+    fn new(pts: &'a [DVec3], tol: f64, slack: f64, exact: bool) -> Self {
         Self {
             pts,
             tol,
@@ -488,6 +521,7 @@ impl<'a> Builder<'a> {
             stamp: 0,
             recheck: Vec::new(),
             scratch: Vec::new(),
+            exact,
         }
     }
 
@@ -531,8 +565,27 @@ impl<'a> Builder<'a> {
 
     /// Offers point `q` to the faces `candidates`: it joins the outside set
     /// of the first one it is more than τ above; otherwise it is set aside
-    /// for the final sweep unless it is certainly inside them all.
+    /// for the final sweep unless it is certainly below them all.
+    ///
+    /// Why below the cone faces suffices: `q` comes from the outside set
+    /// of a deleted face `F`, so `q` and the eye `e` are both strictly
+    /// above `F`'s plane and the segment `e q` misses the old hull. The
+    /// cone faces bound the cone from `e` over the old hull; a point of
+    /// that cone lies on a ray from `e` through the old hull, and since
+    /// `e q` misses it, `q` lies between `e` and the old hull: inside the
+    /// new hull, which only grows afterwards. (For the first tetrahedron,
+    /// below its four faces simply means inside it.)
     fn assign(&mut self, q: u32, candidates: std::ops::Range<u32>) {
+        if self.exact {
+            // Strictly above no candidate: inside for good (see above).
+            if let Some(f) = candidates
+                .into_iter()
+                .find(|&f| self.faces[f as usize].alive && self.sees(f, q))
+            {
+                self.faces[f as usize].outside.push(q);
+            }
+            return;
+        }
         let mut highest = f64::NEG_INFINITY;
         for f in candidates {
             if !self.faces[f as usize].alive {
@@ -545,9 +598,8 @@ impl<'a> Builder<'a> {
             }
             highest = highest.max(d);
         }
-        // Below every candidate by more than the rounding error means
-        // inside the new hull for good (the hull only grows); see the
-        // module docs.
+        // Below every candidate by more than the rounding error: inside
+        // for good (see above).
         if highest > -self.slack {
             self.recheck.push(q);
         }

@@ -66,6 +66,32 @@ fn extent(points: &[DVec3]) -> f64 {
     (hi - lo).length()
 }
 
+/// Checks that every hull vertex is a corner of the polytope: the normals
+/// of its triangles span space. Valid for inputs with few exact values
+/// (grids, lattices), where distinct face normals are far from parallel;
+/// a sliver-thin corner of a general cloud could fail it while correct.
+fn check_corners(points: &[DVec3], hull: &ConvexHull) -> Result<(), TestCaseError> {
+    let p = |i: u32| points[i as usize];
+    for &v in hull.vertices() {
+        let normals: Vec<DVec3> = hull
+            .triangles()
+            .iter()
+            .filter(|t| t.contains(&v))
+            .map(|t| (p(t[1]) - p(t[0])).cross(p(t[2]) - p(t[0])).normalize())
+            .collect();
+        let mut best = 0.0f64;
+        for (i, a) in normals.iter().enumerate() {
+            for (j, b) in normals.iter().enumerate().skip(i + 1) {
+                for c in &normals[j + 1..] {
+                    best = best.max(a.dot(b.cross(*c)).abs());
+                }
+            }
+        }
+        prop_assert!(best > 1e-12, "vertex {} ({}) is not a corner", v, p(v));
+    }
+    Ok(())
+}
+
 /// Checks every guarantee of the hull module for `points`.
 fn check_hull(points: &[DVec3]) -> Result<ConvexHull, TestCaseError> {
     let hull = ConvexHull::new(points).map_err(|e| TestCaseError::fail(e.to_string()))?;
@@ -284,8 +310,13 @@ proptest! {
         }
         if rotate {
             pts = pts.into_iter().map(|p| rot * p).collect();
+            check_hull(&place(pts, at))?;
+        } else {
+            let hull = check_hull(&pts)?;
+            if hull.dim() == 3 {
+                check_corners(&pts, &hull)?;
+            }
         }
-        check_hull(&place(pts, at))?;
     }
 
     #[test]
@@ -313,13 +344,17 @@ proptest! {
     #[test]
     fn quantized_sphere(
         dirs in prop::collection::vec(unit_vector(), 4..150),
-        steps in 2u32..12,
+        log_steps in 1i32..5,
     ) {
-        // Directions rounded to a coarse lattice: many exactly coplanar
-        // and cospherical subsets, and duplicates.
-        let q = f64::from(steps);
+        // Directions rounded to a coarse dyadic lattice (exact values):
+        // many exactly coplanar, collinear and cospherical subsets, and
+        // duplicates.
+        let q = 2f64.powi(log_steps);
         let pts: Vec<DVec3> = dirs.iter().map(|d| (*d * q).round() / q).collect();
-        check_hull(&pts)?;
+        let hull = check_hull(&pts)?;
+        if hull.dim() == 3 {
+            check_corners(&pts, &hull)?;
+        }
     }
 
     #[test]
@@ -367,6 +402,7 @@ fn exact_grid_has_only_corners() {
         }
     }
     let hull = check_hull(&pts).expect("valid hull");
+    check_corners(&pts, &hull).expect("corners only");
     let mut corners: Vec<DVec3> = hull.vertices().iter().map(|&i| pts[i as usize]).collect();
     corners.sort_by(|a, b| a.to_array().partial_cmp(&b.to_array()).expect("finite"));
     let expect: Vec<DVec3> = (0..8)
