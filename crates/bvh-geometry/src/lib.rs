@@ -16,3 +16,15 @@
 //!
 //! This crate is filled by the bvh-geometry issue; today it holds only this
 //! contract.
+
+mod error;
+pub mod hull;
+#[cfg(feature = "io")]
+pub mod io;
+pub mod mass;
+pub mod mesh;
+
+pub use error::GeometryError;
+pub use hull::{ConvexHull, HullOptions, HullShape};
+pub use mass::MassProperties;
+pub use mesh::{Degeneracy, DegeneratePolicy, MeshOptions, MeshReport, TriMesh};

@@ -1,0 +1,12 @@
+//! Any byte string gives a mesh or a typed error from the STL loader.
+#![no_main]
+
+use armature_bvh_geometry::io::{LoadOptions, load_stl_bytes};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    if let Ok(mesh) = load_stl_bytes(data, &LoadOptions::default()) {
+        assert!(mesh.num_triangles() >= 1);
+        assert!(mesh.vertices().iter().all(|v| v.is_finite()));
+    }
+});
