@@ -16,3 +16,9 @@
 //!
 //! This crate is filled by the bvh-geometry issue; today it holds only this
 //! contract.
+
+pub mod bv;
+pub mod query;
+
+pub use bv::{Aabb, BoundingVolume, Capsule, FitError, Lss, Obb, Rss, Sphere};
+pub use query::ClosestPoints;
