@@ -39,8 +39,9 @@ pub(crate) fn validate_triangles(triangles: &[[DVec3; 3]]) -> Result<(), FitErro
 }
 
 fn in_range(p: DVec3) -> bool {
-    // `!(x <= MAX)` is also true for NaN.
-    p.abs().max_element() <= MAX_COORDINATE
+    // Component-wise: a NaN compares false (whereas `max_element` would
+    // skip it).
+    p.abs().cmple(DVec3::splat(MAX_COORDINATE)).all()
 }
 
 /// Covariance of a point cloud (about its mean), as rows of a symmetric

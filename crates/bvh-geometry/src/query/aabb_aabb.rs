@@ -3,8 +3,9 @@
 use crate::bv::Aabb;
 
 /// Whether two boxes share a point (touching counts). Exact: no rounding
-/// is involved. An empty box overlaps nothing; NaN input is reported as
-/// overlapping (conservative).
+/// is involved. An empty box overlaps nothing. A NaN coordinate never
+/// separates (conservative): boxes are reported disjoint only on the
+/// evidence of an axis without NaN.
 #[must_use]
 pub fn overlap_aabb_aabb(a: &Aabb, b: &Aabb) -> bool {
     // Written as "not separated on any axis" so that NaN never separates.

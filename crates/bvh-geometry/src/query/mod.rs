@@ -37,9 +37,10 @@
 //!   [`OBB_SAT_MARGIN`]). Their modules document the tolerance bands.
 //! - [`distance_rss_rss`] is a lower bound in floating point.
 //! - *No panics on user data.* NaN input gives a NaN distance (and NaN
-//!   points); overlap tests report NaN input as overlapping. Infinite
-//!   coordinates give unspecified (NaN or infinite) distances and, again,
-//!   "overlapping".
+//!   points). In overlap tests a NaN never separates: the triangle test
+//!   reports any non-finite input as intersecting, the box tests report
+//!   "disjoint" only on the evidence of an axis free of NaN. Infinite
+//!   coordinates give unspecified (NaN or infinite) distances.
 //!
 //! ```
 //! use armature_bvh_geometry::query::{closest_points_triangle_triangle, intersect_triangle_triangle};

@@ -34,8 +34,8 @@ pub const OBB_SAT_MARGIN: f64 = 1e-12;
 /// use armature_bvh_geometry::{bv::Obb, query::overlap_obb_obb};
 /// use glam::{DMat3, DVec3};
 /// let a = Obb::new(DVec3::ZERO, DMat3::IDENTITY, DVec3::ONE);
-/// let b = Obb::new(DVec3::new(2.9, 0.0, 0.0), DMat3::from_rotation_z(0.785), DVec3::ONE);
-/// assert!(overlap_obb_obb(&a, &b)); // the corner of b reaches x = 2.9 − √2 < 1
+/// let b = Obb::new(DVec3::new(2.3, 0.0, 0.0), DMat3::from_rotation_z(0.785), DVec3::ONE);
+/// assert!(overlap_obb_obb(&a, &b)); // the corner of b reaches x = 2.3 − √2 < 1
 /// let c = Obb::new(DVec3::new(2.5, 0.0, 0.0), DMat3::IDENTITY, DVec3::splat(0.4));
 /// assert!(!overlap_obb_obb(&a, &c));
 /// ```
