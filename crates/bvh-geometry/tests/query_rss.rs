@@ -152,7 +152,7 @@ proptest! {
             let mut v = Vec::new();
             for i in 0..=k {
                 for j in 0..=k {
-                    v.push(rect_point(r, 2.0 * i as f64 / k as f64 - 1.0, 2.0 * j as f64 / k as f64 - 1.0));
+                    v.push(rect_point(r, 2.0 * f64::from(i) / f64::from(k) - 1.0, 2.0 * f64::from(j) / f64::from(k) - 1.0));
                 }
             }
             v
@@ -168,7 +168,7 @@ proptest! {
         prop_assert!(d <= bound, "lower bound {d:e} above sampled shape distance {bound:e}");
         // and not far below it: every rectangle point is within half a grid
         // cell's diagonal of a sample
-        let cell = |r: &Rss| (2.0 * r.half_lengths / k as f64).length() / 2.0;
+        let cell = |r: &Rss| (2.0 * r.half_lengths / f64::from(k)).length() / 2.0;
         prop_assert!(d >= bound - cell(&a) - cell(&b) - 1e-12 * scale_of(&a, &b));
     }
 

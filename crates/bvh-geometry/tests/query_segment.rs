@@ -71,13 +71,13 @@ proptest! {
         let k = 64;
         let mut sampled = f64::INFINITY;
         for i in 0..=k {
-            let x = p0 + (p1 - p0) * (i as f64 / k as f64);
+            let x = p0 + (p1 - p0) * (f64::from(i) / f64::from(k));
             for j in 0..=k {
-                let y = q0 + (q1 - q0) * (j as f64 / k as f64);
+                let y = q0 + (q1 - q0) * (f64::from(j) / f64::from(k));
                 sampled = sampled.min((x - y).length());
             }
         }
-        let err = ((p1 - p0).length() + (q1 - q0).length()) / (2.0 * k as f64);
+        let err = ((p1 - p0).length() + (q1 - q0).length()) / (2.0 * f64::from(k));
         prop_assert!(c.distance <= sampled + tol, "ours {} > sampled {}", c.distance, sampled);
         prop_assert!(c.distance >= sampled - err - tol, "ours {} < sampled {} − {}", c.distance, sampled, err);
         // Symmetry: swapping the segments swaps the points, same distance.
@@ -95,7 +95,7 @@ proptest! {
         prop_assert!((d - point_segment(p, a, b)).abs() <= 1e-13 * scale.max(1e-300));
         prop_assert!(((q - a).cross(b - a)).length() <= 1e-12 * scale * scale);
         let k = 256;
-        let sampled = (0..=k).map(|i| (p - (a + (b - a) * (i as f64 / k as f64))).length()).fold(f64::INFINITY, f64::min);
+        let sampled = (0..=k).map(|i| (p - (a + (b - a) * (f64::from(i) / f64::from(k)))).length()).fold(f64::INFINITY, f64::min);
         prop_assert!(d <= sampled + 1e-13 * scale);
     }
 

@@ -18,44 +18,76 @@ use glam::DVec3;
 
 use super::{SegmentClosestPoints, any_nan, clamp01};
 
-/// The parameters `(s, t)` of a closest pair of points `p0 + s(p1 − p0)`,
-/// `q0 + t(q1 − q0)`. See the module docs; NaN input gives NaN-free but
-/// meaningless parameters, so public callers check NaN first.
+/// A segment prepared for repeated queries: its direction and squared
+/// length are computed once (a triangle's or rectangle's edges meet every
+/// edge of the other shape).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Edge {
+    pub(crate) p0: DVec3,
+    pub(crate) p1: DVec3,
+    d: DVec3,
+    dd: f64,
+    /// `1 / dd`, or 0 for a zero-length segment.
+    inv: f64,
+}
+
+impl Edge {
+    #[inline]
+    pub(crate) fn new(p0: DVec3, p1: DVec3) -> Self {
+        let d = p1 - p0;
+        let dd = d.length_squared();
+        Self {
+            p0,
+            p1,
+            d,
+            dd,
+            inv: if dd > 0.0 { 1.0 / dd } else { 0.0 },
+        }
+    }
+
+    /// The point at parameter `s`, exactly an end point at 0 and 1.
+    #[inline]
+    pub(crate) fn at(&self, s: f64) -> DVec3 {
+        lerp_exact(self.p0, self.p1, s)
+    }
+}
+
+/// The parameters `(s, t)` of a closest pair of points of two segments. See
+/// the module docs; NaN input gives NaN-free but meaningless parameters, so
+/// public callers check NaN first.
 #[inline]
-pub(crate) fn segment_params(p0: DVec3, p1: DVec3, q0: DVec3, q1: DVec3) -> (f64, f64) {
-    let d1 = p1 - p0;
-    let d2 = q1 - q0;
-    let r = p0 - q0;
-    let a = d1.length_squared();
-    let e = d2.length_squared();
+pub(crate) fn edge_params(x: &Edge, y: &Edge) -> (f64, f64) {
+    let (d1, a, ia) = (x.d, x.dd, x.inv);
+    let (d2, e, ie) = (y.d, y.dd, y.inv);
+    let r = x.p0 - y.p0;
     let f = d2.dot(r);
     if !(a > 0.0) {
         return if e > 0.0 {
-            (0.0, clamp01(f / e))
+            (0.0, clamp01(f * ie))
         } else {
             (0.0, 0.0)
         };
     }
     let c = d1.dot(r);
     if !(e > 0.0) {
-        return (clamp01(-c / a), 0.0);
+        return (clamp01(-c * ia), 0.0);
     }
     let b = d1.dot(d2);
-    let d1p = d1 - d2 * (b / e);
-    let rp = r - d2 * (f / e);
+    let d1p = d1 - d2 * (b * ie);
+    let rp = r - d2 * (f * ie);
     let den = d1p.length_squared();
     let mut s = if den > 0.0 {
         clamp01(-rp.dot(d1p) / den)
     } else {
         0.0
     };
-    let mut t = (b * s + f) / e;
+    let mut t = (b * s + f) * ie;
     if t < 0.0 {
         t = 0.0;
-        s = clamp01(-c / a);
+        s = clamp01(-c * ia);
     } else if t > 1.0 {
         t = 1.0;
-        s = clamp01((b - c) / a);
+        s = clamp01((b - c) * ia);
     } else if !(t >= 0.0) {
         t = 0.0;
     }
@@ -108,7 +140,7 @@ pub fn closest_points_segment_segment(
             point_b: DVec3::NAN,
         };
     }
-    let (s, t) = segment_params(p0, p1, q0, q1);
+    let (s, t) = edge_params(&Edge::new(p0, p1), &Edge::new(q0, q1));
     let point_a = lerp_exact(p0, p1, s);
     let point_b = lerp_exact(q0, q1, t);
     SegmentClosestPoints {

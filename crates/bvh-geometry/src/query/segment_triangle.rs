@@ -9,8 +9,9 @@
 use glam::DVec3;
 
 use super::face::Face;
-use super::segment_segment::{lerp_exact, segment_params};
-use super::{ClosestPoints, any_nan};
+use super::segment_segment::{Edge, edge_params};
+use super::triangle_triangle::beyond;
+use super::{ClosestPoints, any_nan, max_abs};
 
 pub(crate) fn segment_face(p0: DVec3, p1: DVec3, f: &Face) -> ClosestPoints {
     let v = f.v;
@@ -20,10 +21,21 @@ pub(crate) fn segment_face(p0: DVec3, p1: DVec3, f: &Face) -> ClosestPoints {
         point_b: v[0],
     };
     let mut best2 = f64::INFINITY;
+    let seg = Edge::new(p0, p1);
+    let scale = max_abs(&v).max(max_abs(&[p0, p1]));
     for i in 0..3 {
-        let (a, b) = (v[i], v[(i + 1) % 3]);
-        let (s, t) = segment_params(p0, p1, a, b);
-        let (x, y) = (lerp_exact(p0, p1, s), lerp_exact(a, b, t));
+        let edge = Edge::new(v[i], v[(i + 1) % 3]);
+        let (s, t) = edge_params(&seg, &edge);
+        let (x, y) = (seg.at(s), edge.at(t));
+        // Separating-slab early exit (see the triangle distance): the third
+        // vertex on the far side of the slab normal to y − x.
+        if beyond(v[(i + 2) % 3] - y, y - x, scale) {
+            return ClosestPoints {
+                distance: (y - x).length(),
+                point_a: x,
+                point_b: y,
+            };
+        }
         let d2 = (x - y).length_squared();
         if d2 < best2 {
             best2 = d2;

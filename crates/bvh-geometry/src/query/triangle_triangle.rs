@@ -6,7 +6,10 @@
 //! vertex whose projection falls inside the other triangle). Intersecting
 //! triangles have distance 0 although none of those 15 may be 0 (an edge
 //! passing through the other's interior), so the 6 edge–face crossings are
-//! tested too; a crossing point is returned as both witnesses.
+//! tested too; a crossing point is returned as both witnesses. As in PQP,
+//! an edge pair whose closest points span a slab that separates the two
+//! triangles (each triangle's third vertex on its own side) ends the search
+//! early: that pair is then the answer.
 //!
 //! Every candidate is a pair of points on the two triangles (up to
 //! rounding), so the result never underestimates the distance by more than
@@ -19,30 +22,90 @@
 use glam::DVec3;
 
 use super::face::Face;
-use super::segment_segment::{lerp_exact, segment_params};
+use super::segment_segment::{Edge, edge_params};
 use super::{ClosestPoints, any_nan, max_abs};
 
 /// Closest points, distance, and an estimate of how much the true distance
 /// may be *below* the computed one (rounding, the conditioning of the faces'
 /// normals, and the heights of irregular triangles whose faces were
-/// skipped). The intersection test uses the estimate to stay conservative.
-pub(crate) fn triangle_faces(fa: &Face, fb: &Face) -> (ClosestPoints, f64) {
-    let (a, b) = (&fa.v, &fb.v);
+/// skipped). The intersection test uses the estimate to stay conservative;
+/// it passes the faces it has prepared, other callers `None` (the faces are
+/// then prepared only if the edge pairs do not settle the answer).
+pub(crate) fn triangle_pair(
+    a: &[DVec3; 3],
+    b: &[DVec3; 3],
+    faces: Option<(&Face, &Face)>,
+) -> (ClosestPoints, f64) {
+    let scale = max_abs(a).max(max_abs(b));
+    let base = 32.0 * f64::EPSILON * scale;
+    let (best2, pa, pb) = match edge_pairs(a, b, scale) {
+        Ok(cp) => return (cp, base),
+        Err(best) => best,
+    };
+    let (fa, fb) = match faces {
+        Some((fa, fb)) => (*fa, *fb),
+        None => (Face::new(a), Face::new(b)),
+    };
+    let cp = faces_and_crossings(&fa, &fb, best2, pa, pb);
+    let mut err = base;
+    for f in [&fa, &fb] {
+        err += if f.regular {
+            f.err_dir * (cp.distance + fa.lmax + fb.lmax)
+        } else {
+            f.height
+        };
+    }
+    (cp, err)
+}
+
+/// The 9 edge pairs: `Ok` with the answer when a pair is certified by a
+/// separating slab (then no face conditioning enters its accuracy),
+/// otherwise `Err` with the nearest pair's squared distance and points.
+fn edge_pairs(
+    a: &[DVec3; 3],
+    b: &[DVec3; 3],
+    scale: f64,
+) -> Result<ClosestPoints, (f64, DVec3, DVec3)> {
+    let ea = [0, 1, 2].map(|i| Edge::new(a[i], a[(i + 1) % 3]));
+    let eb = [0, 1, 2].map(|j| Edge::new(b[j], b[(j + 1) % 3]));
     let mut best2 = f64::INFINITY;
     let mut pa = a[0];
     let mut pb = b[0];
     for i in 0..3 {
-        let (a0, a1) = (a[i], a[(i + 1) % 3]);
         for j in 0..3 {
-            let (b0, b1) = (b[j], b[(j + 1) % 3]);
-            let (s, t) = segment_params(a0, a1, b0, b1);
-            let (x, y) = (lerp_exact(a0, a1, s), lerp_exact(b0, b1, t));
-            let d2 = (x - y).length_squared();
+            let (s, t) = edge_params(&ea[i], &eb[j]);
+            let (x, y) = (ea[i].at(s), eb[j].at(t));
+            let v = y - x;
+            // PQP's early exit: if the slab between x and y, normal to
+            // y − x, has each triangle's third vertex on its own side (the
+            // edges' end points are, by the optimality of x and y), it
+            // separates the triangles and |y − x| is their distance.
+            if beyond(a[(i + 2) % 3] - x, -v, scale) && beyond(b[(j + 2) % 3] - y, v, scale) {
+                return Ok(ClosestPoints {
+                    distance: v.length(),
+                    point_a: x,
+                    point_b: y,
+                });
+            }
+            let d2 = v.length_squared();
             if d2 < best2 {
                 (best2, pa, pb) = (d2, x, y);
             }
         }
     }
+    Err((best2, pa, pb))
+}
+
+/// The 6 vertex–face pairs and the 6 edge–face crossings, on top of the
+/// nearest edge pair.
+fn faces_and_crossings(
+    fa: &Face,
+    fb: &Face,
+    mut best2: f64,
+    mut pa: DVec3,
+    mut pb: DVec3,
+) -> ClosestPoints {
+    let (a, b) = (&fa.v, &fb.v);
     if best2 > 0.0 && fb.regular {
         for &x in a {
             if fb.inside(x) {
@@ -68,24 +131,21 @@ pub(crate) fn triangle_faces(fa: &Face, fb: &Face) -> (ClosestPoints, f64) {
     {
         (best2, pa, pb) = (0.0, x, x);
     }
-    let distance = best2.sqrt();
-    let scale = max_abs(a).max(max_abs(b));
-    let mut err = 32.0 * f64::EPSILON * scale;
-    for f in [fa, fb] {
-        err += if f.regular {
-            f.err_dir * (distance + fa.lmax + fb.lmax)
-        } else {
-            f.height
-        };
+    ClosestPoints {
+        distance: best2.sqrt(),
+        point_a: pa,
+        point_b: pb,
     }
-    (
-        ClosestPoints {
-            distance,
-            point_a: pa,
-            point_b: pb,
-        },
-        err,
-    )
+}
+
+/// Whether `w · v ≥ 0` holds beyond the rounding of `v = y − x`: `v` is
+/// only known to a few ulps of the coordinate `scale` per component, which
+/// matters when the closest points nearly coincide, so the early exit
+/// demands a margin of `8 ε · scale · |w|₁` (and otherwise falls through to
+/// the full search).
+#[inline]
+pub(crate) fn beyond(w: DVec3, v: DVec3, scale: f64) -> bool {
+    w.dot(v) >= 8.0 * f64::EPSILON * scale * w.abs().element_sum()
 }
 
 /// Where an edge of `edges` crosses the interior of `face`, if one does.
@@ -114,7 +174,7 @@ pub fn closest_points_triangle_triangle(a: &[DVec3; 3], b: &[DVec3; 3]) -> Close
     if any_nan(a) || any_nan(b) {
         return ClosestPoints::NAN;
     }
-    triangle_faces(&Face::new(a), &Face::new(b)).0
+    triangle_pair(a, b, None).0
 }
 
 /// Distance between two triangles (0 when they intersect; NaN for NaN

@@ -41,7 +41,7 @@ use glam::DVec3;
 
 use super::face::Face;
 use super::max_abs;
-use super::triangle_triangle::triangle_faces;
+use super::triangle_triangle::triangle_pair;
 
 /// Relative touching tolerance of [`intersect_triangle_triangle`]:
 /// triangles closer than this times the largest absolute coordinate are
@@ -96,7 +96,7 @@ pub fn intersect_triangle_triangle(a: &[DVec3; 3], b: &[DVec3; 3]) -> bool {
     if fa.regular && fb.regular && intervals_overlap(&fa, &fb, (da, ea), (db, eb), base) {
         return true;
     }
-    let (c, err) = triangle_faces(&fa, &fb);
+    let (c, err) = triangle_pair(a, b, Some((&fa, &fb)));
     c.distance - err <= tol
 }
 
