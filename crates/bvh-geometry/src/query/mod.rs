@@ -28,8 +28,9 @@
 //!   true one by more than rounding; for regular input it is exact up to a
 //!   few ulps of the coordinate scale. Parallel and collinear segments,
 //!   zero-length segments and degenerate triangles (coincident or collinear
-//!   vertices) are handled; triangles thinner than `1e-8` of their longest
-//!   edge are treated through their edges, exact within their height.
+//!   vertices) are handled exactly; sliver triangles lose accuracy as their
+//!   plane becomes ill-defined, at worst about `1e-8` of their longest edge
+//!   (see [`closest_point_triangle`]).
 //! - *Overlap tests are conservative*: [`intersect_triangle_triangle`] never
 //!   says "no intersection" for triangles within [`TOUCH_TOLERANCE`] (relative
 //!   to the coordinate scale) of each other, and [`overlap_obb_obb`] never
@@ -41,6 +42,10 @@
 //!   reports any non-finite input as intersecting, the box tests report
 //!   "disjoint" only on the evidence of an axis free of NaN. Infinite
 //!   coordinates give unspecified (NaN or infinite) distances.
+//! - *Range.* Squared lengths must stay finite and normal: coordinates up to
+//!   [`crate::bv::MAX_COORDINATE`] in magnitude; a triangle smaller than
+//!   about `1e-75` has no representable normal and is measured through its
+//!   edges only (as a sliver).
 //!
 //! ```
 //! use armature_bvh_geometry::query::{closest_points_triangle_triangle, intersect_triangle_triangle};

@@ -1,21 +1,4 @@
 //! OBB–OBB overlap by the separating axis theorem (Gottschalk et al. 1996).
-//!
-//! Two boxes are disjoint iff their projections are disjoint on one of 15
-//! axes: the 3 + 3 face normals and the 9 cross products of an edge of each.
-//! The test is made **conservative** (it never reports "separated" for
-//! boxes that overlap or touch) in two ways:
-//!
-//! - [`OBB_SAT_EPSILON`] is added to every `|Rᵢⱼ|` of the relative rotation
-//!   (Ericson 2005, §4.4.1): for nearly parallel edges the cross-product
-//!   axis degenerates to a rounding-noise vector, on which both sides of the
-//!   test are noise; the epsilon makes the projected radii dominate;
-//! - an axis separates only if the gap exceeds a relative margin of
-//!   [`OBB_SAT_MARGIN`] × (the boxes' coordinate scale: centre magnitudes
-//!   plus extents), far above the rounding of the projections (a few ulps).
-//!
-//! So the boxes are in effect inflated by about `1e-12` of the coordinate
-//! scale: boxes closer than that may be reported as overlapping. NaN input
-//! is reported as overlapping.
 
 use crate::bv::Obb;
 
@@ -26,9 +9,27 @@ pub const OBB_SAT_EPSILON: f64 = 1e-12;
 /// coordinate scale `|c_a|_∞ + |c_b|_∞ + Σ e_a + Σ e_b`.
 pub const OBB_SAT_MARGIN: f64 = 1e-12;
 
-/// Whether two oriented boxes overlap (touching counts), conservatively:
-/// see the module docs. Both boxes must have orthonormal axes (see
-/// [`Obb`]).
+/// Whether two oriented boxes overlap (touching counts), conservatively
+/// (see below). Both boxes must have orthonormal axes (see [`Obb`]).
+///
+/// # Conservative tolerance
+///
+/// Two boxes are disjoint iff their projections are disjoint on one of 15
+/// axes: the 3 + 3 face normals and the 9 cross products of an edge of each.
+/// The test is made **conservative** (it never reports "separated" for
+/// boxes that overlap or touch) in two ways:
+///
+/// - [`OBB_SAT_EPSILON`] is added to every `|Rᵢⱼ|` of the relative rotation
+///   (Ericson 2005, §4.4.1): for nearly parallel edges the cross-product
+///   axis degenerates to a rounding-noise vector, on which both sides of the
+///   test are noise; the epsilon makes the projected radii dominate;
+/// - an axis separates only if the gap exceeds a relative margin of
+///   [`OBB_SAT_MARGIN`] × (the boxes' coordinate scale: centre magnitudes
+///   plus extents), far above the rounding of the projections (a few ulps).
+///
+/// So the boxes are in effect inflated by about `1e-12` of the coordinate
+/// scale: boxes closer than that may be reported as overlapping. NaN input
+/// is reported as overlapping.
 ///
 /// ```
 /// use armature_bvh_geometry::{bv::Obb, query::overlap_obb_obb};

@@ -1,22 +1,4 @@
 //! RSS–RSS distance (rectangle–rectangle distance minus the radii).
-//!
-//! The distance between two rectangle swept spheres is the distance between
-//! their core rectangles minus both radii, clamped at 0; this is exact for
-//! the swept shapes (Larsen et al. 1999). The rectangle–rectangle distance
-//! is computed like the triangle–triangle one: the 16 edge–edge pairs
-//! (segment–segment), the 8 corner–face pairs (a corner projecting inside
-//! the other rectangle, a test in that rectangle's own orthonormal frame) and
-//! the 8 edge–face crossings (distance 0). Degenerate rectangles (zero half
-//! lengths: a segment or a point) need no special case. Two early exits,
-//! both certified by a separating slab (with a margin for rounding), settle
-//! most separated pairs: a corner over the other face with its own
-//! rectangle behind it, and PQP's edge-pair test (tried nearest edges
-//! first).
-//!
-//! [`distance_rss_rss`] is meant as a **lower bound** (GREEDY-DIST, M2 §IV):
-//! it subtracts a rounding allowance of a few ulps of the coordinate scale
-//! before clamping, so in floating point it never exceeds the true distance
-//! of the swept shapes.
 
 use glam::DVec3;
 
@@ -181,7 +163,8 @@ fn any_nan_rss(r: &Rss) -> bool {
 
 /// Closest points of the two *core rectangles* (radii ignored): `point_a`
 /// on `a`'s rectangle, `point_b` on `b`'s. Exact up to rounding; 0 and a
-/// common point when the rectangles intersect. NaN input gives NaN.
+/// common point when the rectangles intersect. NaN input gives NaN. The
+/// method is described at [`distance_rss_rss`].
 #[must_use]
 pub fn closest_points_rectangle_rectangle(a: &Rss, b: &Rss) -> ClosestPoints {
     if any_nan_rss(a) || any_nan_rss(b) {
@@ -194,6 +177,26 @@ pub fn closest_points_rectangle_rectangle(a: &Rss, b: &Rss) -> ClosestPoints {
 /// rectangle–rectangle distance minus both radii, minus a rounding allowance
 /// of `64 ε` times the coordinate scale, clamped at 0. Exact for the swept
 /// shapes up to that allowance. NaN input gives NaN.
+///
+/// # Method
+///
+/// The distance between two rectangle swept spheres is the distance between
+/// their core rectangles minus both radii, clamped at 0; this is exact for
+/// the swept shapes (Larsen et al. 1999). The rectangle–rectangle distance
+/// is computed like the triangle–triangle one: the 16 edge–edge pairs
+/// (segment–segment), the 8 corner–face pairs (a corner projecting inside
+/// the other rectangle, a test in that rectangle's own orthonormal frame) and
+/// the 8 edge–face crossings (distance 0). Degenerate rectangles (zero half
+/// lengths: a segment or a point) need no special case. Two early exits,
+/// both certified by a separating slab (with a margin for rounding), settle
+/// most separated pairs: a corner over the other face with its own
+/// rectangle behind it, and PQP's edge-pair test (tried nearest edges
+/// first).
+///
+/// [`distance_rss_rss`] is meant as a **lower bound** (GREEDY-DIST, M2 §IV):
+/// it subtracts a rounding allowance of a few ulps of the coordinate scale
+/// before clamping, so in floating point it never exceeds the true distance
+/// of the swept shapes.
 ///
 /// ```
 /// use armature_bvh_geometry::{bv::Rss, query::distance_rss_rss};

@@ -1,18 +1,5 @@
 //! Segment–segment closest points (robust in the parallel, collinear and
 //! zero-length cases).
-//!
-//! The closest points minimise the convex quadratic
-//! `f(s, t) = |P(s) − Q(t)|²` over `[0, 1]²`. The unconstrained minimiser in
-//! `s` is computed from the components of `d₁` and of `p₀ − q₀`
-//! perpendicular to `d₂`, `s* = −(r⊥·d₁⊥) / |d₁⊥|²`: the perpendicular part
-//! `d₁⊥` carries an absolute error of a few ulps of `|d₁|`, so for
-//! nearly parallel segments `s*` is off only along the flat valley of `f`,
-//! where an error costs nothing above rounding in distance (the textbook
-//! `(bf − ce)/(ae − b²)` loses `1/sin²θ` instead). Then `s` is clamped, `t`
-//! is the clamped projection of `P(s)`, and if `t` was clamped `s` is
-//! re-projected from `Q(t)` (Ericson 2005, §5.1.9, whose case analysis makes
-//! this exact for a convex `f`). Parallel segments (`d₁⊥ = 0`) start from
-//! `s = 0`; the same steps then find a closest pair.
 
 use glam::DVec3;
 
@@ -52,9 +39,9 @@ impl Edge {
     }
 }
 
-/// The parameters `(s, t)` of a closest pair of points of two segments. See
-/// the module docs; NaN input gives NaN-free but meaningless parameters, so
-/// public callers check NaN first.
+/// The parameters `(s, t)` of a closest pair of points of two segments (the
+/// method of [`closest_points_segment_segment`]); NaN input gives NaN-free
+/// but meaningless parameters, so public callers check NaN first.
 #[inline]
 pub(crate) fn edge_params(x: &Edge, y: &Edge) -> (f64, f64) {
     let (d1, a, ia) = (x.d, x.dd, x.inv);
@@ -108,6 +95,21 @@ pub(crate) fn lerp_exact(a: DVec3, b: DVec3, s: f64) -> DVec3 {
 }
 
 /// Closest points of the segments `p0`–`p1` and `q0`–`q1`.
+///
+/// # Method
+///
+/// The closest points minimise the convex quadratic
+/// `f(s, t) = |P(s) − Q(t)|²` over `[0, 1]²`. The unconstrained minimiser in
+/// `s` is computed from the components of `d₁` and of `p₀ − q₀`
+/// perpendicular to `d₂`, `s* = −(r⊥·d₁⊥) / |d₁⊥|²`: the perpendicular part
+/// `d₁⊥` carries an absolute error of a few ulps of `|d₁|`, so for
+/// nearly parallel segments `s*` is off only along the flat valley of `f`,
+/// where an error costs nothing above rounding in distance (the textbook
+/// `(bf − ce)/(ae − b²)` loses `1/sin²θ` instead). Then `s` is clamped, `t`
+/// is the clamped projection of `P(s)`, and if `t` was clamped `s` is
+/// re-projected from `Q(t)` (Ericson 2005, §5.1.9, whose case analysis makes
+/// this exact for a convex `f`). Parallel segments (`d₁⊥ = 0`) start from
+/// `s = 0`; the same steps then find a closest pair.
 ///
 /// Exact up to rounding for every configuration: crossing, skew, parallel,
 /// collinear and overlapping, and zero-length segments (points). For

@@ -1,10 +1,4 @@
 //! Segment–triangle closest points.
-//!
-//! The closest pair between a segment and a triangle is one of: the
-//! segment against one of the three edges (segment–segment), an end point
-//! against the face's interior (projection), or, when the segment pierces
-//! the triangle, the crossing point (distance 0). Degenerate triangles use
-//! their edges only (see [`super::closest_point_triangle`]).
 
 use glam::DVec3;
 
@@ -68,6 +62,14 @@ pub(crate) fn segment_face(p0: DVec3, p1: DVec3, f: &Face) -> ClosestPoints {
 /// (`point_b`). When the segment pierces the triangle the distance is 0 and
 /// both points are the crossing point. NaN input gives NaN distance and
 /// points.
+///
+/// # Method
+///
+/// The closest pair between a segment and a triangle is one of: the
+/// segment against one of the three edges (segment–segment), an end point
+/// against the face's interior (projection), or, when the segment pierces
+/// the triangle, the crossing point (distance 0). Degenerate triangles use
+/// their edges only (see [`super::closest_point_triangle`]).
 #[must_use]
 pub fn closest_points_segment_triangle(
     p0: DVec3,

@@ -1,23 +1,4 @@
 //! Triangle–triangle distance with closest points (PQP style).
-//!
-//! For two disjoint triangles a closest pair is realised by one of the 15
-//! feature pairs of PQP's `TriDist` (Larsen et al. 1999): the 9 edge–edge
-//! pairs (segment–segment closest points) and the 6 vertex–face pairs (a
-//! vertex whose projection falls inside the other triangle). Intersecting
-//! triangles have distance 0 although none of those 15 may be 0 (an edge
-//! passing through the other's interior), so the 6 edge–face crossings are
-//! tested too; a crossing point is returned as both witnesses. As in PQP,
-//! an edge pair whose closest points span a slab that separates the two
-//! triangles (each triangle's third vertex on its own side) ends the search
-//! early: that pair is then the answer.
-//!
-//! Every candidate is a pair of points on the two triangles (up to
-//! rounding), so the result never underestimates the distance by more than
-//! rounding; it is exact up to rounding (a few ulps of the coordinate
-//! scale) for regular triangles. A degenerate or sliver triangle (height
-//! below `1e-8` of its longest edge) contributes its edges only, which is
-//! exact for exactly degenerate triangles and within the sliver's height
-//! otherwise (see [`super::closest_point_triangle`]).
 
 use glam::DVec3;
 
@@ -158,8 +139,31 @@ fn pierce_any(face: &Face, edges: &[DVec3; 3]) -> Option<DVec3> {
 
 /// Closest points of two triangles: `point_a` on `a`, `point_b` on `b`,
 /// `distance = |point_a − point_b|` (0 and a common point when they
-/// intersect). See the module docs for the method and its accuracy. NaN
-/// input gives NaN distance and points.
+/// intersect). NaN input gives NaN distance and points.
+///
+/// # Method
+///
+/// For two disjoint triangles a closest pair is realised by one of the 15
+/// feature pairs of PQP's `TriDist` (Larsen et al. 1999): the 9 edge–edge
+/// pairs (segment–segment closest points) and the 6 vertex–face pairs (a
+/// vertex whose projection falls inside the other triangle). Intersecting
+/// triangles have distance 0 although none of those 15 may be 0 (an edge
+/// passing through the other's interior), so the 6 edge–face crossings are
+/// tested too; a crossing point is returned as both witnesses. As in PQP,
+/// an edge pair whose closest points span a slab that separates the two
+/// triangles (each triangle's third vertex on its own side, by a margin
+/// above the rounding of the slab's normal) ends the search early: that
+/// pair is then the answer.
+///
+/// **Accuracy.** Every candidate is a pair of points on the two triangles
+/// (up to rounding), so the result never underestimates the distance by
+/// more than rounding. It is exact up to a few ulps of the coordinate scale
+/// for well-shaped triangles. A triangle's face is only as well defined as
+/// the triangle is thick: with `h` its height over its longest edge `L`,
+/// the face candidates carry an error of order `ε L² / h`, and below
+/// `h = 1e-8 L` only the triangle's edges are used, exact within `h`; so a
+/// sliver costs at most about `1e-8 L` (see [`super::closest_point_triangle`]).
+/// Exactly degenerate triangles (a point, a segment) are exact.
 ///
 /// ```
 /// use armature_bvh_geometry::query::closest_points_triangle_triangle;

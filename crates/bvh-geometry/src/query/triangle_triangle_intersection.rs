@@ -1,41 +1,5 @@
 //! Conservative triangle–triangle intersection test (Möller 1997, with
 //! rounding-aware decisions and an exact-distance fallback).
-//!
-//! **Contract.** With `scale` the largest absolute coordinate of the six
-//! vertices and `tol = TOUCH_TOLERANCE · scale`:
-//!
-//! - triangles at distance `≤ tol` (intersecting, touching, or nearly
-//!   touching) are always reported as intersecting — the test is
-//!   *conservative*, it never says "no intersection" for triangles at
-//!   distance 0 up to a relative `1e-12`;
-//! - `true` is only reported for triangles whose distance is at most
-//!   `tol` plus the rounding estimate of [`super::closest_points_triangle_triangle`]
-//!   (a few ulps of `scale` for regular triangles; for slivers it grows like
-//!   `ε L² / h`, and for triangles thinner than `1e-8` of their longest edge
-//!   it is their height).
-//!
-//! Non-finite input (NaN or ±∞) is reported as intersecting.
-//!
-//! **How.** Each answer is certified by the step that gives it:
-//!
-//! 1. *Plane rejection* (Möller's first two steps). If all three vertices
-//!    of one triangle lie on the same side of the other's plane, farther than
-//!    `tol` plus the estimated error of their signed distances, every point
-//!    of that triangle is farther than `tol` from the other: **false**. The
-//!    error estimate accounts for the conditioning of the plane (see
-//!    [`super::closest_point_triangle`]); a degenerate or sliver triangle
-//!    defines no plane and skips this step.
-//! 2. *Interval overlap on the intersection line* (Möller's third step), for
-//!    regular triangles whose planes are not nearly parallel and whose
-//!    vertices lie clearly on both sides of the other plane. Each cut point
-//!    of an edge with the other plane is computed with an error bound from
-//!    the signed distances' errors, and the two intervals are shrunk by those
-//!    bounds; if the shrunk intervals still overlap, the triangles
-//!    intersect: **true**.
-//! 3. Every other case (coplanar and nearly coplanar pairs, degenerate
-//!    triangles, intervals that are disjoint or too close to call) is
-//!    decided by the exact distance: **true** iff the distance minus its
-//!    error estimate is at most `tol`.
 
 use glam::DVec3;
 
@@ -48,9 +12,47 @@ use super::triangle_triangle::triangle_pair;
 /// reported as intersecting.
 pub const TOUCH_TOLERANCE: f64 = 1e-12;
 
-/// Whether two triangles intersect, conservatively: see the module docs for
-/// the tolerance band. Touching triangles (a shared vertex, an edge on a
+/// Whether two triangles intersect, conservatively (Möller 1997, with
+/// rounding-aware decisions and an exact-distance fallback). Touching triangles (a shared vertex, an edge on a
 /// face, coplanar overlap) are intersecting.
+///
+/// # Tolerance and method
+///
+/// **Contract.** With `scale` the largest absolute coordinate of the six
+/// vertices and `tol = TOUCH_TOLERANCE · scale`:
+///
+/// - triangles at distance `≤ tol` (intersecting, touching, or nearly
+///   touching) are always reported as intersecting — the test is
+///   *conservative*, it never says "no intersection" for triangles at
+///   distance 0 up to a relative `1e-12`;
+/// - `true` is only reported for triangles whose distance is at most
+///   `tol` plus the rounding estimate of [`super::closest_points_triangle_triangle`]
+///   (a few ulps of `scale` for regular triangles; for slivers it grows like
+///   `ε L² / h`, and for triangles thinner than `1e-8` of their longest edge
+///   it is their height).
+///
+/// Non-finite input (NaN or ±∞) is reported as intersecting.
+///
+/// **How.** Each answer is certified by the step that gives it:
+///
+/// 1. *Plane rejection* (Möller's first two steps). If all three vertices
+///    of one triangle lie on the same side of the other's plane, farther than
+///    `tol` plus the estimated error of their signed distances, every point
+///    of that triangle is farther than `tol` from the other: **false**. The
+///    error estimate accounts for the conditioning of the plane (see
+///    [`super::closest_point_triangle`]); a degenerate or sliver triangle
+///    defines no plane and skips this step.
+/// 2. *Interval overlap on the intersection line* (Möller's third step), for
+///    regular triangles whose planes are not nearly parallel and whose
+///    vertices lie clearly on both sides of the other plane. Each cut point
+///    of an edge with the other plane is computed with an error bound from
+///    the signed distances' errors, and the two intervals are shrunk by those
+///    bounds; if the shrunk intervals still overlap, the triangles
+///    intersect: **true**.
+/// 3. Every other case (coplanar and nearly coplanar pairs, degenerate
+///    triangles, intervals that are disjoint or too close to call) is
+///    decided by the exact distance: **true** iff the distance minus its
+///    error estimate is at most `tol`.
 ///
 /// ```
 /// use armature_bvh_geometry::query::intersect_triangle_triangle;
