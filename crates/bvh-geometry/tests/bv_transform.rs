@@ -44,7 +44,7 @@ fn inside<B: BoundingVolume>(bv: &B, pts: &[DVec3], w: &[f64]) -> Vec<DVec3> {
         let (a, b) = (pts[i % pts.len()], pts[(i * 7 + 3) % pts.len()]);
         v.push(a + (b - a) * *t);
     }
-    v.into_iter().filter(|p| bv.contains(*p)).collect()
+    v.into_iter().filter(|p| bv.contains_point(*p)).collect()
 }
 
 fn check<B: BoundingVolume>(
@@ -53,10 +53,10 @@ fn check<B: BoundingVolume>(
     w: &[f64],
     m: &DAffine3,
 ) -> Result<B, TestCaseError> {
-    let moved = bv.transformed(m);
+    let moved = bv.transform(m);
     for p in inside(&bv, pts, w) {
         let q = m.transform_point3(p);
-        prop_assert!(moved.contains(q), "{p} ↦ {q} outside {moved:?}");
+        prop_assert!(moved.contains_point(q), "{p} ↦ {q} outside {moved:?}");
     }
     Ok(moved)
 }

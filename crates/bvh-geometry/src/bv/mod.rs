@@ -97,40 +97,44 @@ pub enum FitError {
 }
 
 /// The operations every bounding volume of this module offers, for code that
-/// is generic over the volume (hierarchy builders).
+/// is generic over the volume (hierarchy builders). Each method forwards to
+/// the inherent method of the same name.
 pub trait BoundingVolume: Copy + core::fmt::Debug {
     /// Fits the volume to a point cloud; every point is contained.
     ///
     /// # Errors
     /// [`FitError`] for an empty slice or an invalid coordinate.
-    fn fit_points(points: &[DVec3]) -> Result<Self, FitError>;
+    fn from_points(points: &[DVec3]) -> Result<Self, FitError>;
     /// Fits the volume to a triangle soup; every vertex (hence, by
     /// convexity, every triangle) is contained.
     ///
     /// # Errors
     /// [`FitError`] for an empty slice or an invalid coordinate.
-    fn fit_triangles(triangles: &[[DVec3; 3]]) -> Result<Self, FitError>;
+    fn from_triangles(triangles: &[[DVec3; 3]]) -> Result<Self, FitError>;
     /// An enclosing volume of the image under an affine map.
     #[must_use]
-    fn transformed(&self, m: &DAffine3) -> Self;
+    fn transform(&self, m: &DAffine3) -> Self;
     /// Whether `p` is inside or on the boundary (no tolerance).
-    fn contains(&self, p: DVec3) -> bool;
+    fn contains_point(&self, p: DVec3) -> bool;
 }
 
+// Inherent associated functions take precedence over trait ones in path
+// resolution, so `Self::from_points` below is the inherent fit, not a
+// recursive call.
 macro_rules! impl_bounding_volume {
     ($($t:ty),*) => {$(
         impl BoundingVolume for $t {
-            fn fit_points(points: &[DVec3]) -> Result<Self, FitError> {
-                <$t>::from_points(points)
+            fn from_points(points: &[DVec3]) -> Result<Self, FitError> {
+                Self::from_points(points)
             }
-            fn fit_triangles(triangles: &[[DVec3; 3]]) -> Result<Self, FitError> {
-                <$t>::from_triangles(triangles)
+            fn from_triangles(triangles: &[[DVec3; 3]]) -> Result<Self, FitError> {
+                Self::from_triangles(triangles)
             }
-            fn transformed(&self, m: &DAffine3) -> Self {
-                self.transform(m)
+            fn transform(&self, m: &DAffine3) -> Self {
+                Self::transform(self, m)
             }
-            fn contains(&self, p: DVec3) -> bool {
-                self.contains_point(p)
+            fn contains_point(&self, p: DVec3) -> bool {
+                Self::contains_point(self, p)
             }
         }
     )*};
