@@ -17,14 +17,18 @@
 //! This crate is filled by the bvh-geometry issue; today it holds only this
 //! contract.
 
+pub mod bv;
 mod error;
 pub mod hull;
 #[cfg(feature = "io")]
 pub mod io;
 pub mod mass;
 pub mod mesh;
+pub mod query;
 
+pub use bv::{Aabb, BoundingVolume, Capsule, FitError, Lss, Obb, Rss, Sphere};
 pub use error::GeometryError;
 pub use hull::{ConvexHull, HullOptions, HullShape};
 pub use mass::MassProperties;
 pub use mesh::{Degeneracy, DegeneratePolicy, MeshOptions, MeshReport, TriMesh};
+pub use query::ClosestPoints;

@@ -1,0 +1,164 @@
+//! Oriented bounding box.
+
+use glam::{DAffine3, DMat3, DVec3};
+
+use super::{Aabb, FitError, fit};
+
+/// An oriented box `{c + A u : |uᵢ| ≤ eᵢ}` with centre `c`, orthonormal axes
+/// `A` (columns) and half extents `e`.
+///
+/// Invariant (kept by every constructor here, assumed by
+/// [`crate::query::overlap_obb_obb`]): the columns of `axes` are orthonormal
+/// to within a few ulps and `half_extents ≥ 0`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Obb {
+    /// Centre.
+    pub center: DVec3,
+    /// Orthonormal axes, one per column (`x_axis`, `y_axis`, `z_axis`).
+    pub axes: DMat3,
+    /// Half extent along each axis.
+    pub half_extents: DVec3,
+}
+
+impl Obb {
+    /// A box from its parts; `axes` are taken as given (they must be
+    /// orthonormal, see the type's invariant).
+    #[must_use]
+    pub const fn new(center: DVec3, axes: DMat3, half_extents: DVec3) -> Self {
+        Self {
+            center,
+            axes,
+            half_extents,
+        }
+    }
+
+    /// Fits a box along the principal axes of the points' covariance; the
+    /// extents come from projecting every point on those axes, so every
+    /// point is contained (exactly, in floating point).
+    ///
+    /// # Errors
+    /// [`FitError`] for an empty slice or an invalid coordinate.
+    pub fn from_points(points: &[DVec3]) -> Result<Self, FitError> {
+        fit::validate_points(points)?;
+        let axes = fit::principal_frame(fit::covariance_points(points));
+        Ok(Self::fit_unchecked(points, axes))
+    }
+
+    /// Fits a box along the principal axes of the triangles' area-weighted
+    /// covariance (Gottschalk et al. 1996) holding every vertex.
+    ///
+    /// # Errors
+    /// [`FitError`] for an empty slice or an invalid coordinate.
+    pub fn from_triangles(triangles: &[[DVec3; 3]]) -> Result<Self, FitError> {
+        fit::validate_triangles(triangles)?;
+        let axes = fit::principal_frame(fit::covariance_triangles(triangles));
+        Ok(Self::fit_unchecked(triangles.as_flattened(), axes))
+    }
+
+    /// Fits a box with prescribed orientation: the frame is made orthonormal
+    /// first (the first column kept in direction, the second in the plane of
+    /// the first two), then the extents are fitted as in
+    /// [`Obb::from_points`].
+    ///
+    /// # Errors
+    /// [`FitError`] for an empty slice or an invalid coordinate.
+    pub fn from_points_with_axes(points: &[DVec3], axes: DMat3) -> Result<Self, FitError> {
+        fit::validate_points(points)?;
+        let axes = fit::orthonormal_frame(axes.x_axis, axes.y_axis);
+        Ok(Self::fit_unchecked(points, axes))
+    }
+
+    fn fit_unchecked(points: &[DVec3], axes: DMat3) -> Self {
+        let (mut lo, mut hi) = (DVec3::INFINITY, DVec3::NEG_INFINITY);
+        for p in points {
+            let u = axes.transpose() * *p;
+            lo = lo.min(u);
+            hi = hi.max(u);
+        }
+        let mut obb = Self::new(axes * (0.5 * (lo + hi)), axes, DVec3::ZERO);
+        // The extents are measured with `local`, the arithmetic of
+        // `contains_point`, about the final centre: containment is exact.
+        obb.half_extents = points
+            .iter()
+            .fold(DVec3::ZERO, |e, p| e.max(obb.local(*p).abs()));
+        obb
+    }
+
+    /// Coordinates of `p` in the box frame, relative to the centre. The one
+    /// place this arithmetic is written: the fits and `contains_point` share
+    /// it.
+    #[inline]
+    #[must_use]
+    pub fn local(&self, p: DVec3) -> DVec3 {
+        let d = p - self.center;
+        DVec3::new(
+            d.dot(self.axes.x_axis),
+            d.dot(self.axes.y_axis),
+            d.dot(self.axes.z_axis),
+        )
+    }
+
+    /// Whether `p` is inside or on the boundary (no tolerance; `false` for
+    /// NaN).
+    #[must_use]
+    pub fn contains_point(&self, p: DVec3) -> bool {
+        self.local(p).abs().cmple(self.half_extents).all()
+    }
+
+    /// The eight corners.
+    #[must_use]
+    pub fn corners(&self) -> [DVec3; 8] {
+        let e = self.half_extents;
+        core::array::from_fn(|k| {
+            let s = DVec3::new(
+                if k & 1 == 0 { -1.0 } else { 1.0 },
+                if k & 2 == 0 { -1.0 } else { 1.0 },
+                if k & 4 == 0 { -1.0 } else { 1.0 },
+            );
+            self.center + self.axes * (s * e)
+        })
+    }
+
+    /// Conservative overlap test by the 15 separating axes; see
+    /// [`crate::query::overlap_obb_obb`].
+    #[must_use]
+    pub fn overlaps(&self, other: &Self) -> bool {
+        crate::query::overlap_obb_obb(self, other)
+    }
+
+    /// An oriented box enclosing the image of `self` under `m`, with a
+    /// rounding allowance (see the module docs). For a rigid `m` the axes
+    /// are rotated and the extents grow by a few ulps only; for a general
+    /// affine map the axes are the orthonormalised images of the old ones
+    /// and the extents those of the image parallelepiped in that frame.
+    #[must_use]
+    pub fn transform(&self, m: &DAffine3) -> Self {
+        let center = m.transform_point3(self.center);
+        let image = m.matrix3 * self.axes;
+        let axes = fit::orthonormal_frame(image.x_axis, image.y_axis);
+        // The image parallelepiped is c' + (Qᵀ M A) diag(e) u in the new
+        // frame Q, |u| ≤ 1: its extent along Qᵢ is Σⱼ |(QᵀMA)ᵢⱼ| eⱼ for any
+        // orthonormal Q.
+        let b = axes.transpose() * image;
+        let e = b.abs() * self.half_extents;
+        let slack = fit::transform_slack(m, self.center, self.half_extents.element_sum())
+            + 8.0 * f64::EPSILON * e.element_sum();
+        Self::new(center, axes, e + DVec3::splat(slack))
+    }
+}
+
+impl From<Aabb> for Obb {
+    /// The box with the world axes holding every point of the `Aabb` (the
+    /// half extents are measured from the rounded centre to both corners, and
+    /// rounding is monotone); an empty `Aabb` gives a box with negative
+    /// extents, which contains nothing.
+    fn from(b: Aabb) -> Self {
+        let c = b.center();
+        let e = if b.is_empty() {
+            -DVec3::ONE
+        } else {
+            (b.max - c).abs().max((b.min - c).abs())
+        };
+        Self::new(c, DMat3::IDENTITY, e)
+    }
+}

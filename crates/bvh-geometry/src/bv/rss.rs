@@ -1,0 +1,221 @@
+//! Rectangle swept sphere (Larsen, Gottschalk, Lin, Manocha 1999).
+
+use glam::{DAffine3, DMat3, DVec2, DVec3};
+
+use super::{FitError, fit};
+
+/// A rectangle swept sphere: the points within `radius` of the rectangle
+/// `{center + s·x + t·y : |s| ≤ half_lengths.x, |t| ≤ half_lengths.y}`,
+/// where `x`, `y` are the first two columns of `axes` (the third is the
+/// rectangle's normal).
+///
+/// Invariant: `axes` orthonormal to within a few ulps, `half_lengths ≥ 0`,
+/// `radius ≥ 0`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Rss {
+    /// Centre of the rectangle.
+    pub center: DVec3,
+    /// Orthonormal frame; the rectangle spans the first two columns.
+    pub axes: DMat3,
+    /// Half side lengths of the rectangle along `axes.x_axis` and
+    /// `axes.y_axis`.
+    pub half_lengths: DVec2,
+    /// Radius of the swept sphere.
+    pub radius: f64,
+}
+
+impl Rss {
+    /// A rectangle swept sphere from its parts (see the type's invariant).
+    #[must_use]
+    pub const fn new(center: DVec3, axes: DMat3, half_lengths: DVec2, radius: f64) -> Self {
+        Self {
+            center,
+            axes,
+            half_lengths,
+            radius,
+        }
+    }
+
+    /// Fits along the principal axes of the points (the rectangle spans the
+    /// two largest), following PQP: the radius is half the thickness along
+    /// the smallest axis, the rectangle is shrunk along each side as far as
+    /// the rounded edges still cover the points, and grown at the corners
+    /// where a point falls outside the rounded corner. Finally the radius is
+    /// raised to the largest distance from a point to the rectangle,
+    /// computed as `contains_point` computes it, so every point is contained
+    /// exactly.
+    ///
+    /// # Errors
+    /// [`FitError`] for an empty slice or an invalid coordinate.
+    pub fn from_points(points: &[DVec3]) -> Result<Self, FitError> {
+        fit::validate_points(points)?;
+        let axes = fit::principal_frame(fit::covariance_points(points));
+        Ok(Self::fit_unchecked(points, axes))
+    }
+
+    /// As [`Rss::from_points`], along the principal axes of the triangles'
+    /// area-weighted covariance, holding every vertex.
+    ///
+    /// # Errors
+    /// [`FitError`] for an empty slice or an invalid coordinate.
+    pub fn from_triangles(triangles: &[[DVec3; 3]]) -> Result<Self, FitError> {
+        fit::validate_triangles(triangles)?;
+        let axes = fit::principal_frame(fit::covariance_triangles(triangles));
+        Ok(Self::fit_unchecked(triangles.as_flattened(), axes))
+    }
+
+    /// Fits with a prescribed frame (made orthonormal first, as in
+    /// [`super::Obb::from_points_with_axes`]).
+    ///
+    /// # Errors
+    /// [`FitError`] for an empty slice or an invalid coordinate.
+    pub fn from_points_with_axes(points: &[DVec3], axes: DMat3) -> Result<Self, FitError> {
+        fit::validate_points(points)?;
+        let axes = fit::orthonormal_frame(axes.x_axis, axes.y_axis);
+        Ok(Self::fit_unchecked(points, axes))
+    }
+
+    fn fit_unchecked(points: &[DVec3], axes: DMat3) -> Self {
+        let local = |p: DVec3| axes.transpose() * p;
+        let (mut minz, mut maxz) = (f64::INFINITY, f64::NEG_INFINITY);
+        for p in points {
+            let z = local(*p).z;
+            minz = minz.min(z);
+            maxz = maxz.max(z);
+        }
+        let cz = 0.5 * (minz + maxz);
+        let r = 0.5 * (maxz - minz);
+        let rr = r * r;
+        // How far a point at height dz from the rectangle's plane may stick
+        // out beyond a side and still be under the rounded edge.
+        let cap = |dz: f64| (rr - dz * dz).max(0.0).sqrt();
+        let (mut minx, mut maxx) = (f64::INFINITY, f64::NEG_INFINITY);
+        let (mut miny, mut maxy) = (f64::INFINITY, f64::NEG_INFINITY);
+        for p in points {
+            let u = local(*p);
+            let w = cap(u.z - cz);
+            minx = minx.min(u.x + w);
+            maxx = maxx.max(u.x - w);
+            miny = miny.min(u.y + w);
+            maxy = maxy.max(u.y - w);
+        }
+        if minx > maxx {
+            let m = 0.5 * (minx + maxx);
+            (minx, maxx) = (m, m);
+        }
+        if miny > maxy {
+            let m = 0.5 * (miny + maxy);
+            (miny, maxy) = (m, m);
+        }
+        // PQP's corner pass: a point beyond two sides at once may be outside
+        // the rounded corner; grow both sides along the diagonal by the
+        // amount that brings the corner's sphere onto it.
+        let a = core::f64::consts::FRAC_1_SQRT_2;
+        for p in points {
+            let q = local(*p);
+            let (sx, dx) = if q.x > maxx {
+                (1.0, q.x - maxx)
+            } else if q.x < minx {
+                (-1.0, q.x - minx)
+            } else {
+                continue;
+            };
+            let (sy, dy) = if q.y > maxy {
+                (1.0, q.y - maxy)
+            } else if q.y < miny {
+                (-1.0, q.y - miny)
+            } else {
+                continue;
+            };
+            let u = sx * a * dx + sy * a * dy;
+            let ex = sx * a * u - dx;
+            let ey = sy * a * u - dy;
+            let t = ex * ex + ey * ey + (cz - q.z) * (cz - q.z);
+            let grow = u - (rr - t).max(0.0).sqrt();
+            if grow > 0.0 {
+                if sx > 0.0 {
+                    maxx += grow * a;
+                } else {
+                    minx -= grow * a;
+                }
+                if sy > 0.0 {
+                    maxy += grow * a;
+                } else {
+                    miny -= grow * a;
+                }
+            }
+        }
+        let center = axes * DVec3::new(0.5 * (minx + maxx), 0.5 * (miny + maxy), cz);
+        let half = DVec2::new(0.5 * (maxx - minx), 0.5 * (maxy - miny)).max(DVec2::ZERO);
+        let rss = Self::new(center, axes, half, 0.0);
+        let radius = points
+            .iter()
+            .fold(r, |r, p| r.max(rss.distance_to_rectangle(*p)));
+        Self { radius, ..rss }
+    }
+
+    /// Distance from `p` to the rectangle (not to the swept surface): the
+    /// arithmetic the fits and `contains_point` share.
+    #[inline]
+    #[must_use]
+    pub fn distance_to_rectangle(&self, p: DVec3) -> f64 {
+        let d = p - self.center;
+        let u = d.dot(self.axes.x_axis);
+        let v = d.dot(self.axes.y_axis);
+        let w = d.dot(self.axes.z_axis);
+        let du = (u.abs() - self.half_lengths.x).max(0.0);
+        let dv = (v.abs() - self.half_lengths.y).max(0.0);
+        (du * du + dv * dv + w * w).sqrt()
+    }
+
+    /// Whether `p` is inside or on the boundary (no tolerance; `false` for
+    /// NaN).
+    #[must_use]
+    pub fn contains_point(&self, p: DVec3) -> bool {
+        self.distance_to_rectangle(p) <= self.radius
+    }
+
+    /// The four rectangle corners, counter-clockwise about `axes.z_axis`.
+    #[must_use]
+    pub fn corners(&self) -> [DVec3; 4] {
+        let x = self.axes.x_axis * self.half_lengths.x;
+        let y = self.axes.y_axis * self.half_lengths.y;
+        let c = self.center;
+        [c - x - y, c + x - y, c + x + y, c - x + y]
+    }
+
+    /// Lower bound on the distance between the swept volumes; see
+    /// [`crate::query::distance_rss_rss`].
+    #[must_use]
+    pub fn distance(&self, other: &Self) -> f64 {
+        crate::query::distance_rss_rss(self, other)
+    }
+
+    /// A rectangle swept sphere enclosing the image under `m`. The new frame
+    /// is the orthonormalised image of the old one; the image rectangle (a
+    /// parallelogram for a general map) is enclosed by a rectangle in the new
+    /// frame plus, in the radius, its out-of-plane rounding; the radius is
+    /// scaled by an upper bound on the spectral norm of `m`'s linear part (1
+    /// for a rotation) and widened by a rounding allowance.
+    #[must_use]
+    pub fn transform(&self, m: &DAffine3) -> Self {
+        let image = m.matrix3 * self.axes;
+        let axes = fit::orthonormal_frame(image.x_axis, image.y_axis);
+        let b = (axes.transpose() * image).abs();
+        let (hx, hy) = (self.half_lengths.x, self.half_lengths.y);
+        let half = DVec2::new(
+            b.x_axis.x * hx + b.y_axis.x * hy,
+            b.x_axis.y * hx + b.y_axis.y * hy,
+        );
+        let out_of_plane = b.x_axis.z * hx + b.y_axis.z * hy;
+        let reach = hx + hy + self.radius;
+        let slack = fit::transform_slack(m, self.center, reach)
+            + 8.0 * f64::EPSILON * (half.element_sum() + out_of_plane);
+        Self::new(
+            m.transform_point3(self.center),
+            axes,
+            half,
+            self.radius * fit::spectral_norm_bound(m.matrix3) + out_of_plane + slack,
+        )
+    }
+}
