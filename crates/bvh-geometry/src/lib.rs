@@ -16,3 +16,10 @@
 //!
 //! This crate is filled by the bvh-geometry issue; today it holds only this
 //! contract.
+
+pub mod gjk;
+
+pub use gjk::{
+    GjkCache, GjkError, GjkOptions, GjkResult, GjkStatus, SschDistance, SupportMap, gjk_distance,
+    gjk_distance_warm, gjk_intersect, ssch_distance,
+};
