@@ -1,7 +1,8 @@
 //! GJK on convex point sets against the Frank–Wolfe oracle of
 //! `gjk_common` (independent of GJK), over general and degenerate inputs:
 //! coplanar, collinear, duplicate and single points, touching, deeply
-//! penetrating, at scales from 1e-9 to 1e8.
+//! penetrating, at scales from 1e-9 to 1e8, near and far (1e4 sizes) from
+//! the origin.
 //!
 //! Tolerances: `eval_tol` is the oracle's own f64 evaluation error (see
 //! `gjk_common`); `slack` is GJK's documented rounding slack
@@ -88,8 +89,9 @@ fn pair() -> impl Strategy<Value = Pair> {
         rotation(),
         scale(),
         unit_pt(),
+        prop_oneof![4 => Just(10.0), 1 => Just(1e4)],
     )
-        .prop_map(|(kind, mut p, mut q, offset, rot, s, shift)| {
+        .prop_map(|(kind, mut p, mut q, offset, rot, s, shift, far)| {
             let offset = offset * 3.0;
             match kind {
                 Kind::General => q.iter_mut().for_each(|x| *x += offset),
@@ -152,7 +154,9 @@ fn pair() -> impl Strategy<Value = Pair> {
                         .collect();
                 }
             }
-            let map = |x: DVec3| rot * x * s + shift * s * 10.0;
+            // Far from the origin (1e4 sizes away) coordinates lose digits:
+            // the slack grows with the extents, as documented.
+            let map = |x: DVec3| rot * x * s + shift * s * far;
             Pair {
                 kind,
                 p: p.into_iter().map(map).collect(),
