@@ -19,6 +19,7 @@
 
 pub mod bv;
 mod error;
+pub mod gjk;
 pub mod hull;
 #[cfg(feature = "io")]
 pub mod io;
@@ -28,6 +29,10 @@ pub mod query;
 
 pub use bv::{Aabb, BoundingVolume, Capsule, FitError, Lss, Obb, Rss, Sphere};
 pub use error::GeometryError;
+pub use gjk::{
+    GjkCache, GjkError, GjkOptions, GjkResult, GjkStatus, SschDistance, SupportMap, gjk_distance,
+    gjk_distance_warm, gjk_intersect, ssch_distance,
+};
 pub use hull::{ConvexHull, HullOptions, HullShape};
 pub use mass::MassProperties;
 pub use mesh::{Degeneracy, DegeneratePolicy, MeshOptions, MeshReport, TriMesh};
