@@ -2,7 +2,7 @@
 
 use glam::DVec3;
 
-use super::segment_segment::{Edge, edge_params};
+use super::segment_segment::{Edge, edge_params, nearest_first};
 use super::triangle_triangle::beyond;
 use super::{ClosestPoints, max_abs, nonnegative};
 use crate::bv::Rss;
@@ -62,8 +62,20 @@ impl Rect {
 fn rect_rect(ra: &Rect, rb: &Rect) -> ClosestPoints {
     let (ca, cb) = (&ra.corners, &rb.corners);
     let scale = max_abs(ca).max(max_abs(cb));
-    let ea = [0, 1, 2, 3].map(|i| Edge::new(ca[i], ca[(i + 1) % 4]));
-    let eb = [0, 1, 2, 3].map(|j| Edge::new(cb[j], cb[(j + 1) % 4]));
+    // Written out: `array::map` with a capturing closure compiles to a copy
+    // through memory here, which doubled the cost of the whole query.
+    let ea = [
+        Edge::new(ca[0], ca[1]),
+        Edge::new(ca[1], ca[2]),
+        Edge::new(ca[2], ca[3]),
+        Edge::new(ca[3], ca[0]),
+    ];
+    let eb = [
+        Edge::new(cb[0], cb[1]),
+        Edge::new(cb[1], cb[2]),
+        Edge::new(cb[2], cb[3]),
+        Edge::new(cb[3], cb[0]),
+    ];
     let mut best2 = f64::INFINITY;
     let (mut pa, mut pb) = (ca[0], cb[0]);
     // A corner over the other rectangle's face whose own rectangle lies
@@ -141,20 +153,6 @@ fn rect_rect(ra: &Rect, rb: &Rect) -> ClosestPoints {
         point_a: pa,
         point_b: pb,
     }
-}
-
-/// Edge indices ordered by the distance of the edge's midpoint from `c`.
-fn nearest_first(edges: &[Edge; 4], c: DVec3) -> [usize; 4] {
-    let key = edges.map(|e| (e.p0 + e.p1 - 2.0 * c).length_squared());
-    let mut order = [0, 1, 2, 3];
-    for i in 1..4 {
-        let mut j = i;
-        while j > 0 && key[order[j]] < key[order[j - 1]] {
-            order.swap(j, j - 1);
-            j -= 1;
-        }
-    }
-    order
 }
 
 fn any_nan_rss(r: &Rss) -> bool {

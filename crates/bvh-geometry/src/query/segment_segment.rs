@@ -39,6 +39,22 @@ impl Edge {
     }
 }
 
+/// Edge indices ordered by the distance of the edge's midpoint from `c`
+/// (an insertion sort: `N` is 3 or 4).
+#[inline]
+pub(crate) fn nearest_first<const N: usize>(edges: &[Edge; N], c: DVec3) -> [usize; N] {
+    let key = edges.map(|e| (e.p0 + e.p1 - 2.0 * c).length_squared());
+    let mut order: [usize; N] = core::array::from_fn(|i| i);
+    for i in 1..N {
+        let mut j = i;
+        while j > 0 && key[order[j]] < key[order[j - 1]] {
+            order.swap(j, j - 1);
+            j -= 1;
+        }
+    }
+    order
+}
+
 /// The parameters `(s, t)` of a closest pair of points of two segments (the
 /// method of [`closest_points_segment_segment`]); NaN input gives NaN-free
 /// but meaningless parameters, so public callers check NaN first.
