@@ -17,6 +17,7 @@
 //! This crate is filled by the bvh-geometry issue; today it holds only this
 //! contract.
 
+pub mod aabb_tree;
 pub mod bv;
 mod error;
 pub mod gjk;
@@ -27,6 +28,7 @@ pub mod mass;
 pub mod mesh;
 pub mod query;
 
+pub use aabb_tree::{AabbTree, AabbTreeWorkspace};
 pub use bv::{Aabb, BoundingVolume, Capsule, FitError, Lss, Obb, Rss, Sphere};
 pub use error::GeometryError;
 pub use gjk::{
