@@ -168,6 +168,66 @@ pub enum GeometryError {
         /// The object names the file has, in file order.
         available: Vec<String>,
     },
+    /// A kinematics operation failed (enclosures, swept volumes, braking
+    /// intervals, URDF parsing); `context` names the link, pair or file.
+    #[error("{context}: {source}")]
+    Kinematics {
+        /// What was being computed, naming the link, pair or file.
+        context: String,
+        /// The kinematics error.
+        source: armature_kinematics::KinematicsError,
+    },
+    /// A GJK distance failed for the named pair.
+    #[error("distance of {pair}: {source}")]
+    Distance {
+        /// The pair, by name (`link` or `body/link` and obstacle names).
+        pair: String,
+        /// The GJK error.
+        source: crate::gjk::GjkError,
+    },
+    /// A name is neither a link of the tree nor a known obstacle.
+    #[error("`{name}` is neither a link nor an obstacle")]
+    UnknownName {
+        /// The name asked for.
+        name: String,
+    },
+    /// An index names no link or obstacle.
+    #[error("{what} index {index} is out of range (there are {len})")]
+    IndexOutOfBounds {
+        /// `link` or `obstacle`.
+        what: &'static str,
+        /// The index given.
+        index: usize,
+        /// How many there are.
+        len: usize,
+    },
+    /// A per-link or per-obstacle slice has the wrong length.
+    #[error("{what}: expected {expected} entries, got {got}")]
+    WrongLength {
+        /// Which slice.
+        what: &'static str,
+        /// The expected length.
+        expected: usize,
+        /// The length given.
+        got: usize,
+    },
+    /// A link's geometry could not be built (mesh load, tessellation,
+    /// fitting); names the link and, for files, the file.
+    #[error("link `{link}`: {source}")]
+    LinkGeometry {
+        /// The link's name.
+        link: String,
+        /// Why.
+        source: Box<GeometryError>,
+    },
+    /// A bounding volume could not be fitted to the named object's points.
+    #[error("`{name}`: {source}")]
+    Fit {
+        /// The link or obstacle.
+        name: String,
+        /// The fitting error.
+        source: crate::bv::FitError,
+    },
 }
 
 /// `file` or `file:line`, the usual compiler-style location.

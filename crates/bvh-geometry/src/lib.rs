@@ -19,6 +19,7 @@
 
 pub mod aabb_tree;
 pub mod bv;
+pub mod dynamic;
 mod error;
 pub mod gjk;
 pub mod hull;
@@ -30,6 +31,10 @@ pub mod query;
 
 pub use aabb_tree::{AabbTree, AabbTreeWorkspace};
 pub use bv::{Aabb, BoundingVolume, Capsule, FitError, Lss, Obb, Rss, Sphere};
+pub use dynamic::{
+    BroadPhaseStats, DisabledPairs, DynamicHierarchyOptions, DynamicLinkHierarchy,
+    EnvironmentHierarchy, PotentialPairs,
+};
 pub use error::GeometryError;
 pub use gjk::{
     GjkCache, GjkError, GjkOptions, GjkResult, GjkStatus, SschDistance, SupportMap, gjk_distance,
