@@ -273,6 +273,21 @@ pub struct DynamicLinkHierarchy {
     ws: AabbTreeWorkspace,
 }
 
+/// For each link, the first link of the chain of fixed joints it hangs
+/// from: links with the same value form one rigid body.
+pub(crate) fn rigid_groups(tree: &KinematicTree) -> Vec<usize> {
+    let mut group: Vec<usize> = Vec::with_capacity(tree.len());
+    for (i, l) in tree.links().iter().enumerate() {
+        // Tree order puts a parent before its children.
+        let g = match (l.parent(), l.joint().kind) {
+            (Some(p), JointType::Fixed) => group[p],
+            _ => i,
+        };
+        group.push(g);
+    }
+    group
+}
+
 /// The box of an interval vector.
 pub(crate) fn to_aabb(v: &IntervalVec3) -> Aabb {
     Aabb::new(v.lo(), v.hi())
@@ -297,15 +312,7 @@ impl DynamicLinkHierarchy {
             });
         }
         let links = tree.links();
-        let mut rigid_group = Vec::with_capacity(links.len());
-        for (i, l) in links.iter().enumerate() {
-            // Tree order puts a parent before its children.
-            let g = match (l.parent(), l.joint().kind) {
-                (Some(p), JointType::Fixed) => rigid_group[p],
-                _ => i,
-            };
-            rigid_group.push(g);
-        }
+        let rigid_group = rigid_groups(tree);
         Ok(Self {
             obbs,
             parents: links.iter().map(|l| l.parent()).collect(),

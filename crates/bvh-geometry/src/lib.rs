@@ -27,6 +27,7 @@ pub mod hull;
 pub mod io;
 pub mod mass;
 pub mod mesh;
+pub mod monitor;
 pub mod query;
 
 pub use aabb_tree::{AabbTree, AabbTreeWorkspace};
@@ -43,4 +44,7 @@ pub use gjk::{
 pub use hull::{ConvexHull, HullOptions, HullShape};
 pub use mass::MassProperties;
 pub use mesh::{Degeneracy, DegeneratePolicy, MeshOptions, MeshReport, TriMesh};
+pub use monitor::{
+    MonitorBudget, MonitorObstacle, MonitorOptions, MonitorPair, MonitorReport, SweptVolumeMonitor,
+};
 pub use query::ClosestPoints;
