@@ -18,6 +18,7 @@
 //! contract.
 
 pub mod bv;
+pub mod bvh;
 mod error;
 pub mod gjk;
 pub mod hull;
@@ -28,6 +29,7 @@ pub mod mesh;
 pub mod query;
 
 pub use bv::{Aabb, BoundingVolume, Capsule, FitError, Lss, Obb, Rss, Sphere};
+pub use bvh::{Bvh, BvhNode, BvhOptions, BvhVolume, SplitRule};
 pub use error::GeometryError;
 pub use gjk::{
     GjkCache, GjkError, GjkOptions, GjkResult, GjkStatus, SschDistance, SupportMap, gjk_distance,
