@@ -1,7 +1,8 @@
 //! The crate's error type.
 //!
 //! One `#[non_exhaustive]` enum for every fallible operation of the crate:
-//! mesh validation, mass properties, convex hulls and mesh import. Each
+//! mesh validation, mass properties, convex hulls, mesh import, hierarchy
+//! builds and mesh queries. Each
 //! variant names the offending input (vertex or triangle index, edge, file
 //! and line), so a message points at the data to fix.
 
@@ -167,6 +168,28 @@ pub enum GeometryError {
         name: String,
         /// The object names the file has, in file order.
         available: Vec<String>,
+    },
+    /// More triangles than a hierarchy's `u32` indices can address.
+    #[error("{count} triangles: hierarchy triangle indices are u32, at most 2^32 are addressable")]
+    TooManyTriangles {
+        /// Number of triangles given.
+        count: usize,
+    },
+    /// A bounding volume could not be fitted (a coordinate beyond
+    /// [`crate::bv::MAX_COORDINATE`]).
+    #[error("bounding volume fit failed: {0}")]
+    BoundingVolumeFit(#[from] crate::bv::FitError),
+    /// A hierarchy was paired with a mesh other than the one it was built
+    /// on (the triangle counts differ).
+    #[error(
+        "the hierarchy indexes {bvh_triangles} triangles but the mesh has {mesh_triangles}: \
+         build or refit the hierarchy on this mesh"
+    )]
+    BvhMeshMismatch {
+        /// Triangles the hierarchy indexes.
+        bvh_triangles: usize,
+        /// Triangles the mesh has.
+        mesh_triangles: usize,
     },
     /// A kinematics operation failed (enclosures, swept volumes, braking
     /// intervals, URDF parsing); `context` names the link, pair or file.

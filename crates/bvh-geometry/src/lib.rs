@@ -19,6 +19,7 @@
 
 pub mod aabb_tree;
 pub mod bv;
+pub mod bvh;
 pub mod dynamic;
 mod error;
 pub mod gjk;
@@ -32,6 +33,7 @@ pub mod query;
 
 pub use aabb_tree::{AabbTree, AabbTreeWorkspace};
 pub use bv::{Aabb, BoundingVolume, Capsule, FitError, Lss, Obb, Rss, Sphere};
+pub use bvh::{Bvh, BvhNode, BvhOptions, BvhVolume, SplitRule};
 pub use dynamic::{
     BroadPhaseStats, DisabledPairs, DynamicHierarchyOptions, DynamicLinkHierarchy,
     EnvironmentHierarchy, PotentialPairs,
