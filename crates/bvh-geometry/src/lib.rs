@@ -18,6 +18,7 @@
 //! contract.
 
 pub mod aabb_tree;
+pub mod body;
 pub mod bv;
 pub mod bvh;
 pub mod dynamic;
@@ -32,6 +33,7 @@ pub mod monitor;
 pub mod query;
 
 pub use aabb_tree::{AabbTree, AabbTreeWorkspace};
+pub use body::{ArticulatedBody, LinkGeometry, Obstacle, ObstacleMotion, Tessellation};
 pub use bv::{Aabb, BoundingVolume, Capsule, FitError, Lss, Obb, Rss, Sphere};
 pub use bvh::{Bvh, BvhNode, BvhOptions, BvhVolume, SplitRule};
 pub use dynamic::{
