@@ -530,6 +530,9 @@ impl ArticulatedBody {
 }
 
 /// How an obstacle moves.
+// One per obstacle, never in a hot array: boxing the larger variant would
+// only add an indirection.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq)]
 pub enum ObstacleMotion {
     /// Fixed at a pose.

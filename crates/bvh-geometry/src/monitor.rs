@@ -20,7 +20,7 @@
 //! fixed joints (one rigid body) and [`DisabledPairs`]; every link with a
 //! body against every obstacle except disabled ones.
 //!
-//! **Bounded time** (M3 §III-B, the distance update scheme of its ref. [2]).
+//! **Bounded time** (M3 §III-B, the distance update scheme of its ref. \[2\]).
 //! With a [`MonitorBudget`], at most that many pair distances (or that much
 //! time) are spent per cycle; the pairs are evaluated in priority order,
 //! smallest carried bound first (pairs never evaluated, whose bound is

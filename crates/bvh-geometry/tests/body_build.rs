@@ -98,7 +98,7 @@ fn body_from_code() {
     assert!(obstacles[0].is_static() && !obstacles[1].is_static());
     let door = obstacles[1].world_aabb().unwrap();
     for k in 0..=10 {
-        let p = obstacles[1].pose_at(k as f64 / 10.0);
+        let p = obstacles[1].pose_at(f64::from(k) / 10.0);
         for v in obstacles[1].geometry().mesh.vertices() {
             assert!(door.contains_point(p.transform_point3(*v)));
         }

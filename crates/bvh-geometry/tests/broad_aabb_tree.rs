@@ -16,8 +16,8 @@ fn aabb() -> impl Strategy<Value = Aabb> {
             if empty == 0 {
                 return Aabb::EMPTY;
             }
-            let lo = DVec3::new(lo[0] as f64, lo[1] as f64, lo[2] as f64) * 0.5;
-            let ext = DVec3::new(ext[0] as f64, ext[1] as f64, ext[2] as f64) * 0.5;
+            let lo = DVec3::new(f64::from(lo[0]), f64::from(lo[1]), f64::from(lo[2])) * 0.5;
+            let ext = DVec3::new(f64::from(ext[0]), f64::from(ext[1]), f64::from(ext[2])) * 0.5;
             Aabb::new(lo, lo + ext)
         })
 }

@@ -183,7 +183,7 @@ proptest! {
         // Brute force over time samples.
         let mut poses = vec![DAffine3::IDENTITY; n];
         for k in 0..=40 {
-            let t = k as f64 / 40.0;
+            let t = f64::from(k) / 40.0;
             motion.poses_at(t, &mut poses).expect("valid time");
             let world: Vec<Option<Obb>> = obbs.iter().zip(&poses).map(|(o, p)| o.as_ref().map(|o| world_obb(o, p))).collect();
             for l in 0..n {

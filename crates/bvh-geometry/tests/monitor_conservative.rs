@@ -246,7 +246,7 @@ fn bounded_mode_never_says_go_when_full_mode_says_stop() {
             let f = full.cycle(&q, &v, &models).unwrap();
             let b = bounded.cycle(&q, &v, &models).unwrap();
             assert!(b.pairs_evaluated <= budget);
-            assert!(!(f.stop && !b.stop), "full {f:?}, bounded {b:?}");
+            assert!(!f.stop || b.stop, "full {f:?}, bounded {b:?}");
             // The bounded bound never exceeds the true swept distance, of
             // which the full answer is a tight lower bound.
             if !b.stop {
