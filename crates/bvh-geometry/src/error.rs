@@ -1,7 +1,8 @@
 //! The crate's error type.
 //!
 //! One `#[non_exhaustive]` enum for every fallible operation of the crate:
-//! mesh validation, mass properties, convex hulls and mesh import. Each
+//! mesh validation, mass properties, convex hulls, mesh import, hierarchy
+//! builds and mesh queries. Each
 //! variant names the offending input (vertex or triangle index, edge, file
 //! and line), so a message points at the data to fix.
 
@@ -167,6 +168,88 @@ pub enum GeometryError {
         name: String,
         /// The object names the file has, in file order.
         available: Vec<String>,
+    },
+    /// More triangles than a hierarchy's `u32` indices can address.
+    #[error("{count} triangles: hierarchy triangle indices are u32, at most 2^32 are addressable")]
+    TooManyTriangles {
+        /// Number of triangles given.
+        count: usize,
+    },
+    /// A bounding volume could not be fitted (a coordinate beyond
+    /// [`crate::bv::MAX_COORDINATE`]).
+    #[error("bounding volume fit failed: {0}")]
+    BoundingVolumeFit(#[from] crate::bv::FitError),
+    /// A hierarchy was paired with a mesh other than the one it was built
+    /// on (the triangle counts differ).
+    #[error(
+        "the hierarchy indexes {bvh_triangles} triangles but the mesh has {mesh_triangles}: \
+         build or refit the hierarchy on this mesh"
+    )]
+    BvhMeshMismatch {
+        /// Triangles the hierarchy indexes.
+        bvh_triangles: usize,
+        /// Triangles the mesh has.
+        mesh_triangles: usize,
+    },
+    /// A kinematics operation failed (enclosures, swept volumes, braking
+    /// intervals, URDF parsing); `context` names the link, pair or file.
+    #[error("{context}: {source}")]
+    Kinematics {
+        /// What was being computed, naming the link, pair or file.
+        context: String,
+        /// The kinematics error.
+        source: armature_kinematics::KinematicsError,
+    },
+    /// A GJK distance failed for the named pair.
+    #[error("distance of {pair}: {source}")]
+    Distance {
+        /// The pair, by name (`link` or `body/link` and obstacle names).
+        pair: String,
+        /// The GJK error.
+        source: crate::gjk::GjkError,
+    },
+    /// A name is neither a link of the tree nor a known obstacle.
+    #[error("`{name}` is neither a link nor an obstacle")]
+    UnknownName {
+        /// The name asked for.
+        name: String,
+    },
+    /// An index names no link or obstacle.
+    #[error("{what} index {index} is out of range (there are {len})")]
+    IndexOutOfBounds {
+        /// `link` or `obstacle`.
+        what: &'static str,
+        /// The index given.
+        index: usize,
+        /// How many there are.
+        len: usize,
+    },
+    /// A per-link or per-obstacle slice has the wrong length.
+    #[error("{what}: expected {expected} entries, got {got}")]
+    WrongLength {
+        /// Which slice.
+        what: &'static str,
+        /// The expected length.
+        expected: usize,
+        /// The length given.
+        got: usize,
+    },
+    /// A link's geometry could not be built (mesh load, tessellation,
+    /// fitting); names the link and, for files, the file.
+    #[error("link `{link}`: {source}")]
+    LinkGeometry {
+        /// The link's name.
+        link: String,
+        /// Why.
+        source: Box<GeometryError>,
+    },
+    /// A bounding volume could not be fitted to the named object's points.
+    #[error("`{name}`: {source}")]
+    Fit {
+        /// The link or obstacle.
+        name: String,
+        /// The fitting error.
+        source: crate::bv::FitError,
     },
 }
 

@@ -17,7 +17,11 @@
 //! This crate is filled by the bvh-geometry issue; today it holds only this
 //! contract.
 
+pub mod aabb_tree;
+pub mod body;
 pub mod bv;
+pub mod bvh;
+pub mod dynamic;
 mod error;
 pub mod gjk;
 pub mod hull;
@@ -25,9 +29,17 @@ pub mod hull;
 pub mod io;
 pub mod mass;
 pub mod mesh;
+pub mod monitor;
 pub mod query;
 
+pub use aabb_tree::{AabbTree, AabbTreeWorkspace};
+pub use body::{ArticulatedBody, LinkGeometry, Obstacle, ObstacleMotion, Tessellation};
 pub use bv::{Aabb, BoundingVolume, Capsule, FitError, Lss, Obb, Rss, Sphere};
+pub use bvh::{Bvh, BvhNode, BvhOptions, BvhVolume, SplitRule};
+pub use dynamic::{
+    BroadPhaseStats, DisabledPairs, DynamicHierarchyOptions, DynamicLinkHierarchy,
+    EnvironmentHierarchy, PotentialPairs,
+};
 pub use error::GeometryError;
 pub use gjk::{
     GjkCache, GjkError, GjkOptions, GjkResult, GjkStatus, SschDistance, SupportMap, gjk_distance,
@@ -36,4 +48,7 @@ pub use gjk::{
 pub use hull::{ConvexHull, HullOptions, HullShape};
 pub use mass::MassProperties;
 pub use mesh::{Degeneracy, DegeneratePolicy, MeshOptions, MeshReport, TriMesh};
+pub use monitor::{
+    MonitorBudget, MonitorObstacle, MonitorOptions, MonitorPair, MonitorReport, SweptVolumeMonitor,
+};
 pub use query::ClosestPoints;

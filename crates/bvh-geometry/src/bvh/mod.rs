@@ -1,0 +1,584 @@
+//! # Bounding-volume hierarchies over triangle meshes
+//!
+//! **What.** [`Bvh<BV>`] is a binary tree of bounding volumes over the
+//! triangles of a [`TriMesh`], stored as a flat node array: node 0 is the
+//! root, an inner node's two children are adjacent (`first_child`,
+//! `first_child + 1`, always after their parent), and a leaf names a
+//! contiguous range of a separate array of triangle indices (the mesh's
+//! triangle order, permuted by the build). The hierarchy does not own the
+//! mesh; the mesh queries take both.
+//!
+//! **How it is built.** Top down (Gottschalk, Lin, Manocha 1996): a node's
+//! volume is fitted to its triangles with [`BoundingVolume::from_triangles`]
+//! (so the containment guarantee of [`crate::bv`] carries over), and the
+//! node is split along the axis of its volume's frame
+//! ([`BvhVolume::split_axes`]: the fitted principal axes of an OBB or RSS,
+//! the world axes of an AABB) on which the triangle centroids spread most, at
+//! the median or the mean of their projections ([`SplitRule`]). A node with
+//! at most [`BvhOptions::max_leaf_triangles`] (1 to 4) triangles is a leaf.
+//! The build is deterministic: no hashing, no threads.
+//!
+//! **Guarantee.** Every node's volume contains every vertex of every
+//! triangle below it, exactly in floating point (`contains_point` is `true`
+//! with no tolerance), hence, by convexity, the triangles themselves. After
+//! the mesh's vertices move, [`Bvh::refit`] re-fits every volume with the
+//! same topology and keeps the guarantee.
+//!
+//! **Why three volume types.** OBB trees for overlap tests (M1, the
+//! collision checker of M2), RSS trees for distances and the GREEDY-DIST
+//! lower bound (M2 §III), AABB trees where a cheap build matters.
+//!
+//! ```
+//! use armature_bvh_geometry::{Bvh, BvhOptions, Obb, TriMesh};
+//! use glam::DVec3;
+//!
+//! let mesh = TriMesh::new(
+//!     vec![DVec3::ZERO, DVec3::X, DVec3::Y, DVec3::Z],
+//!     vec![[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]],
+//! )?;
+//! let bvh = Bvh::<Obb>::build(&mesh, &BvhOptions::default().with_max_leaf_triangles(1))?;
+//! assert_eq!(bvh.num_triangles(), 4);
+//! assert_eq!(bvh.num_nodes(), 7);
+//! assert!(mesh.vertices().iter().all(|&p| bvh.root().bv.contains_point(p)));
+//! # Ok::<(), armature_bvh_geometry::GeometryError>(())
+//! ```
+
+use core::ops::Range;
+
+use glam::{DMat3, DVec3};
+
+use crate::bv::{Aabb, BoundingVolume, Obb, Rss, Sphere};
+use crate::{GeometryError, TriMesh};
+
+/// Largest accepted [`BvhOptions::max_leaf_triangles`].
+pub const MAX_LEAF_TRIANGLES: usize = 4;
+
+/// A bounding volume a [`Bvh`] can be built from.
+pub trait BvhVolume: BoundingVolume {
+    /// The frame whose axes (columns) are the candidate split directions:
+    /// the volume's own axes for oriented volumes, the world axes otherwise.
+    fn split_axes(&self) -> DMat3;
+    /// A size measure (a sum of half extents) used to decide which of two
+    /// volumes a traversal splits first: the larger one.
+    fn size(&self) -> f64;
+    /// The volume of the union of two nodes' triangles computed from their
+    /// volumes alone, when that is exact (the box of two boxes); `None`
+    /// when the union must be re-fitted from the triangles.
+    #[must_use]
+    fn merge(&self, _other: &Self) -> Option<Self> {
+        None
+    }
+}
+
+impl BvhVolume for Aabb {
+    fn split_axes(&self) -> DMat3 {
+        DMat3::IDENTITY
+    }
+    fn size(&self) -> f64 {
+        self.half_extents().element_sum()
+    }
+    fn merge(&self, other: &Self) -> Option<Self> {
+        Some(self.union(other))
+    }
+}
+
+impl BvhVolume for Obb {
+    fn split_axes(&self) -> DMat3 {
+        self.axes
+    }
+    fn size(&self) -> f64 {
+        self.half_extents.element_sum()
+    }
+}
+
+impl BvhVolume for Rss {
+    fn split_axes(&self) -> DMat3 {
+        self.axes
+    }
+    fn size(&self) -> f64 {
+        self.half_lengths.element_sum() + self.radius
+    }
+}
+
+impl BvhVolume for Sphere {
+    fn split_axes(&self) -> DMat3 {
+        DMat3::IDENTITY
+    }
+    fn size(&self) -> f64 {
+        self.radius
+    }
+}
+
+/// Where a node is split along the chosen axis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SplitRule {
+    /// At the median centroid projection: halves of equal count, a balanced
+    /// tree of depth `⌈log₂(n / leaf)⌉`.
+    #[default]
+    Median,
+    /// At the mean centroid projection (PQP's rule): tighter volumes on
+    /// uneven tessellations; falls back to the median when every centroid
+    /// lies on one side.
+    Mean,
+}
+
+/// Options of [`Bvh::build`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BvhOptions {
+    /// At most this many triangles per leaf, 1 to [`MAX_LEAF_TRIANGLES`].
+    /// Default 4: a quarter of the nodes of a one-triangle-per-leaf tree
+    /// (memory), for at most 16 triangle tests per leaf pair.
+    pub max_leaf_triangles: usize,
+    /// Where nodes are split. Default [`SplitRule::Median`].
+    pub split: SplitRule,
+}
+
+impl Default for BvhOptions {
+    fn default() -> Self {
+        Self {
+            max_leaf_triangles: MAX_LEAF_TRIANGLES,
+            split: SplitRule::Median,
+        }
+    }
+}
+
+impl BvhOptions {
+    /// Sets [`BvhOptions::max_leaf_triangles`].
+    #[must_use]
+    pub fn with_max_leaf_triangles(mut self, n: usize) -> Self {
+        self.max_leaf_triangles = n;
+        self
+    }
+
+    /// Sets [`BvhOptions::split`].
+    #[must_use]
+    pub fn with_split(mut self, split: SplitRule) -> Self {
+        self.split = split;
+        self
+    }
+}
+
+/// One node of a [`Bvh`]: a volume and either two children or a range of
+/// triangles.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BvhNode<BV> {
+    /// The volume; it contains every triangle below the node.
+    pub bv: BV,
+    /// Inner node: index of the first child (the second is next to it).
+    /// Leaf: start of the node's range in [`Bvh::triangle_indices`].
+    index: u32,
+    /// 0 for an inner node, else the leaf's number of triangles.
+    count: u32,
+}
+
+impl<BV> BvhNode<BV> {
+    /// Whether the node is a leaf.
+    #[inline]
+    #[must_use]
+    pub fn is_leaf(&self) -> bool {
+        self.count != 0
+    }
+
+    /// The two children's node indices, or `None` for a leaf.
+    #[inline]
+    #[must_use]
+    pub fn children(&self) -> Option<[usize; 2]> {
+        (self.count == 0).then(|| [self.index as usize, self.index as usize + 1])
+    }
+
+    /// A leaf's range in [`Bvh::triangle_indices`], or `None` for an inner
+    /// node.
+    #[inline]
+    #[must_use]
+    pub fn triangle_range(&self) -> Option<Range<usize>> {
+        (self.count != 0).then(|| self.index as usize..(self.index + self.count) as usize)
+    }
+}
+
+/// A bounding-volume hierarchy over a [`TriMesh`]'s triangles (see the
+/// [module docs](self)).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bvh<BV> {
+    nodes: Vec<BvhNode<BV>>,
+    triangles: Vec<u32>,
+    depth: usize,
+}
+
+/// Per-node build work: the node, its triangle range and its depth.
+struct Pending {
+    node: usize,
+    range: Range<usize>,
+    depth: usize,
+}
+
+impl<BV: BvhVolume> Bvh<BV> {
+    /// Builds the hierarchy with [`BvhOptions::default`].
+    ///
+    /// # Errors
+    /// As [`Bvh::build`].
+    pub fn new(mesh: &TriMesh) -> Result<Self, GeometryError> {
+        Self::build(mesh, &BvhOptions::default())
+    }
+
+    /// Builds the hierarchy top down (see the [module docs](self)).
+    ///
+    /// # Errors
+    /// [`GeometryError::InvalidParameter`] (`max_leaf_triangles`) outside
+    /// `1..=4`; [`GeometryError::TooManyTriangles`] beyond `u32` indexing;
+    /// [`GeometryError::BoundingVolumeFit`] when a coordinate exceeds
+    /// [`crate::bv::MAX_COORDINATE`].
+    pub fn build(mesh: &TriMesh, options: &BvhOptions) -> Result<Self, GeometryError> {
+        let leaf = options.max_leaf_triangles;
+        if !(1..=MAX_LEAF_TRIANGLES).contains(&leaf) {
+            return Err(GeometryError::InvalidParameter {
+                name: "max_leaf_triangles",
+                value: leaf as f64,
+                why: "must be 1 to 4",
+            });
+        }
+        let n = mesh.num_triangles();
+        if u32::try_from(n).is_err() {
+            return Err(GeometryError::TooManyTriangles { count: n });
+        }
+        let mut tris: Vec<[DVec3; 3]> = mesh.triangles().collect();
+        let mut ids: Vec<u32> = (0..n as u32).collect();
+        let mut keys: Vec<(f64, u32)> = Vec::with_capacity(n);
+        let mut scratch_tris: Vec<[DVec3; 3]> = Vec::with_capacity(n);
+        let mut scratch_ids: Vec<u32> = Vec::with_capacity(n);
+
+        let root_bv = BV::from_triangles(&tris)?;
+        // A binary tree with ⌈n / leaf⌉ or more leaves has fewer than 2n
+        // nodes; reserving avoids regrowth on large meshes.
+        let mut nodes = Vec::with_capacity(2 * n.div_ceil(leaf));
+        nodes.push(BvhNode {
+            bv: root_bv,
+            index: 0,
+            count: 0,
+        });
+        let mut depth = 0;
+        let mut stack = vec![Pending {
+            node: 0,
+            range: 0..n,
+            depth: 0,
+        }];
+        while let Some(Pending {
+            node,
+            range,
+            depth: d,
+        }) = stack.pop()
+        {
+            depth = depth.max(d);
+            let len = range.len();
+            if len <= leaf {
+                nodes[node].index = range.start as u32;
+                nodes[node].count = len as u32;
+                continue;
+            }
+            let bv = nodes[node].bv;
+            let mid = split(
+                &mut tris[range.clone()],
+                &mut ids[range.clone()],
+                bv.split_axes(),
+                options.split,
+                &mut keys,
+                &mut scratch_tris,
+                &mut scratch_ids,
+            );
+            let (left, right) = (range.start..range.start + mid, range.start + mid..range.end);
+            let first = nodes.len();
+            for r in [&left, &right] {
+                nodes.push(BvhNode {
+                    bv: BV::from_triangles(&tris[r.clone()])?,
+                    index: 0,
+                    count: 0,
+                });
+            }
+            nodes[node].index = first as u32;
+            // Right pushed first: the left subtree is finished first, a
+            // depth-first order of leaves along the triangle array.
+            stack.push(Pending {
+                node: first + 1,
+                range: right,
+                depth: d + 1,
+            });
+            stack.push(Pending {
+                node: first,
+                range: left,
+                depth: d + 1,
+            });
+        }
+        Ok(Self {
+            nodes,
+            triangles: ids,
+            depth,
+        })
+    }
+
+    /// Re-fits every volume to `mesh`, a mesh with the same triangles
+    /// (indices) as the one the hierarchy was built on whose vertices have
+    /// moved. The topology is kept; the containment guarantee holds for the
+    /// new vertices. Volumes that merge exactly ([`BvhVolume::merge`]) are
+    /// computed bottom up from their children, the others are re-fitted to
+    /// their triangles.
+    ///
+    /// # Errors
+    /// [`GeometryError::BvhMeshMismatch`] when the triangle counts differ;
+    /// [`GeometryError::BoundingVolumeFit`] for a coordinate beyond
+    /// [`crate::bv::MAX_COORDINATE`]. On error the hierarchy is unchanged.
+    pub fn refit(&mut self, mesh: &TriMesh) -> Result<(), GeometryError> {
+        self.check_mesh(mesh)?;
+        let tris: Vec<[DVec3; 3]> = self
+            .triangles
+            .iter()
+            .map(|&t| mesh.triangle(t as usize))
+            .collect();
+        let mut ranges = vec![0..0; self.nodes.len()];
+        let mut bvs = Vec::with_capacity(self.nodes.len());
+        // Children come after their parent: a reverse sweep sees both
+        // children of a node before the node.
+        for i in (0..self.nodes.len()).rev() {
+            let node = &self.nodes[i];
+            let (range, merged) = match node.children() {
+                None => (
+                    node.index as usize..(node.index + node.count) as usize,
+                    None,
+                ),
+                Some([l, r]) => {
+                    let bl: &BV = &bvs[self.nodes.len() - 1 - l];
+                    let br: &BV = &bvs[self.nodes.len() - 1 - r];
+                    (ranges[l].start..ranges[r].end, bl.merge(br))
+                }
+            };
+            let bv = match merged {
+                Some(bv) => bv,
+                None => BV::from_triangles(&tris[range.clone()])?,
+            };
+            ranges[i] = range;
+            bvs.push(bv);
+        }
+        for (node, bv) in self.nodes.iter_mut().zip(bvs.into_iter().rev()) {
+            node.bv = bv;
+        }
+        Ok(())
+    }
+}
+
+impl<BV> Bvh<BV> {
+    /// `Ok` when `mesh` has as many triangles as the hierarchy indexes (the
+    /// check every query makes, so that no index is out of range).
+    ///
+    /// # Errors
+    /// [`GeometryError::BvhMeshMismatch`].
+    pub fn check_mesh(&self, mesh: &TriMesh) -> Result<(), GeometryError> {
+        if mesh.num_triangles() == self.triangles.len() {
+            Ok(())
+        } else {
+            Err(GeometryError::BvhMeshMismatch {
+                bvh_triangles: self.triangles.len(),
+                mesh_triangles: mesh.num_triangles(),
+            })
+        }
+    }
+
+    /// The nodes; index 0 is the root.
+    #[inline]
+    #[must_use]
+    pub fn nodes(&self) -> &[BvhNode<BV>] {
+        &self.nodes
+    }
+
+    /// The root node.
+    #[inline]
+    #[must_use]
+    pub fn root(&self) -> &BvhNode<BV> {
+        &self.nodes[0]
+    }
+
+    /// The mesh's triangle indices in leaf order; a leaf's
+    /// [`BvhNode::triangle_range`] indexes this array.
+    #[inline]
+    #[must_use]
+    pub fn triangle_indices(&self) -> &[u32] {
+        &self.triangles
+    }
+
+    /// The mesh triangle indices of a leaf (empty for an inner node).
+    #[inline]
+    #[must_use]
+    pub fn leaf_triangles(&self, node: &BvhNode<BV>) -> &[u32] {
+        match node.triangle_range() {
+            Some(r) => &self.triangles[r],
+            None => &[],
+        }
+    }
+
+    /// Number of nodes.
+    #[must_use]
+    pub fn num_nodes(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Number of triangles (the mesh's).
+    #[must_use]
+    pub fn num_triangles(&self) -> usize {
+        self.triangles.len()
+    }
+
+    /// Number of leaves.
+    #[must_use]
+    pub fn num_leaves(&self) -> usize {
+        self.nodes.iter().filter(|n| n.is_leaf()).count()
+    }
+
+    /// Depth: the number of edges from the root to the deepest leaf (0 for
+    /// a single leaf).
+    #[must_use]
+    pub fn depth(&self) -> usize {
+        self.depth
+    }
+
+    /// Heap bytes held (node and index arrays, by their lengths) plus the
+    /// struct itself.
+    #[must_use]
+    pub fn memory_bytes(&self) -> usize {
+        core::mem::size_of::<Self>()
+            + self.nodes.len() * core::mem::size_of::<BvhNode<BV>>()
+            + self.triangles.len() * core::mem::size_of::<u32>()
+    }
+}
+
+/// Reorders `tris` / `ids` so that the first `mid` triangles go left, and
+/// returns `mid` (`0 < mid < len`).
+fn split(
+    tris: &mut [[DVec3; 3]],
+    ids: &mut [u32],
+    axes: DMat3,
+    rule: SplitRule,
+    keys: &mut Vec<(f64, u32)>,
+    scratch_tris: &mut Vec<[DVec3; 3]>,
+    scratch_ids: &mut Vec<u32>,
+) -> usize {
+    let len = tris.len();
+    // Centroids times 3: the factor changes no order or spread.
+    let (mut lo, mut hi) = (DVec3::INFINITY, DVec3::NEG_INFINITY);
+    let at = axes.transpose();
+    for t in tris.iter() {
+        let u = at * (t[0] + t[1] + t[2]);
+        lo = lo.min(u);
+        hi = hi.max(u);
+    }
+    let spread = hi - lo;
+    let k = if spread.x >= spread.y && spread.x >= spread.z {
+        0
+    } else if spread.y >= spread.z {
+        1
+    } else {
+        2
+    };
+    let axis = axes.col(k);
+    keys.clear();
+    keys.extend(
+        tris.iter()
+            .enumerate()
+            .map(|(i, t)| ((t[0] + t[1] + t[2]).dot(axis), i as u32)),
+    );
+    let mut mid = len / 2;
+    let mut by_median = true;
+    if rule == SplitRule::Mean {
+        let mean = keys.iter().map(|k| k.0).sum::<f64>() / len as f64;
+        let mut l = 0;
+        for i in 0..len {
+            if keys[i].0 < mean {
+                keys.swap(i, l);
+                l += 1;
+            }
+        }
+        if l > 0 && l < len {
+            mid = l;
+            by_median = false;
+        }
+    }
+    if by_median {
+        // `total_cmp` orders every f64 (the keys are finite anyway), so
+        // the selection cannot panic.
+        keys.select_nth_unstable_by(mid, |a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    }
+    scratch_tris.clear();
+    scratch_ids.clear();
+    scratch_tris.extend(keys.iter().map(|&(_, i)| tris[i as usize]));
+    scratch_ids.extend(keys.iter().map(|&(_, i)| ids[i as usize]));
+    tris.copy_from_slice(scratch_tris);
+    ids.copy_from_slice(scratch_ids);
+    mid
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn grid(n: usize) -> TriMesh {
+        let mut v = Vec::new();
+        let mut idx = Vec::new();
+        for i in 0..=n {
+            for j in 0..=n {
+                v.push(DVec3::new(i as f64, j as f64, ((i * j) % 3) as f64 * 0.1));
+            }
+        }
+        let at = |i: usize, j: usize| (i * (n + 1) + j) as u32;
+        for i in 0..n {
+            for j in 0..n {
+                idx.push([at(i, j), at(i + 1, j), at(i + 1, j + 1)]);
+                idx.push([at(i, j), at(i + 1, j + 1), at(i, j + 1)]);
+            }
+        }
+        TriMesh::new(v, idx).unwrap()
+    }
+
+    #[test]
+    fn every_triangle_is_in_exactly_one_leaf() {
+        let mesh = grid(9);
+        for leaf in 1..=4 {
+            for split in [SplitRule::Median, SplitRule::Mean] {
+                let o = BvhOptions::default()
+                    .with_max_leaf_triangles(leaf)
+                    .with_split(split);
+                let bvh = Bvh::<Obb>::build(&mesh, &o).unwrap();
+                let mut seen = vec![0; mesh.num_triangles()];
+                for node in bvh.nodes() {
+                    for &t in bvh.leaf_triangles(node) {
+                        seen[t as usize] += 1;
+                    }
+                    if let Some(r) = node.triangle_range() {
+                        assert!((1..=leaf).contains(&r.len()));
+                    }
+                }
+                assert!(seen.iter().all(|&c| c == 1));
+                assert_eq!(bvh.num_nodes(), 2 * bvh.num_leaves() - 1);
+            }
+        }
+    }
+
+    #[test]
+    fn median_tree_is_balanced() {
+        let mesh = grid(16); // 512 triangles
+        let bvh =
+            Bvh::<Aabb>::build(&mesh, &BvhOptions::default().with_max_leaf_triangles(1)).unwrap();
+        assert_eq!(bvh.depth(), 9);
+        assert_eq!(bvh.num_nodes(), 1023);
+    }
+
+    #[test]
+    fn bad_leaf_size_is_an_error() {
+        let mesh = grid(2);
+        for leaf in [0, 5] {
+            let o = BvhOptions::default().with_max_leaf_triangles(leaf);
+            assert!(matches!(
+                Bvh::<Rss>::build(&mesh, &o),
+                Err(GeometryError::InvalidParameter {
+                    name: "max_leaf_triangles",
+                    ..
+                })
+            ));
+        }
+    }
+}

@@ -1,0 +1,261 @@
+//! The dynamic link hierarchy never misses a pair whose geometry overlaps
+//! at a sampled time, and never reports a skipped pair.
+
+use armature_bvh_geometry::{
+    Aabb, DisabledPairs, DynamicHierarchyOptions, DynamicLinkHierarchy, EnvironmentHierarchy, Obb,
+    PotentialPairs,
+};
+use armature_kinematics::{
+    EnclosureKind, InBetweenMotion, Joint, JointType, KinematicTree, LinkObb, LinkSpec,
+};
+use glam::{DAffine3, DMat3, DQuat, DVec3};
+use proptest::prelude::*;
+
+/// A random tree: each link hangs from an earlier one, by a revolute,
+/// prismatic or fixed joint with a random axis and origin.
+#[derive(Debug, Clone)]
+struct Case {
+    parents: Vec<usize>,
+    joints: Vec<u8>,
+    axes: Vec<DVec3>,
+    origins: Vec<DVec3>,
+    boxes: Vec<Option<(DVec3, DVec3, DQuat)>>,
+    q0: Vec<f64>,
+    q1: Vec<f64>,
+    obstacles: Vec<(DVec3, DVec3)>,
+    disabled: Vec<(usize, usize)>,
+    disabled_obstacles: Vec<(usize, usize)>,
+}
+
+fn unit() -> impl Strategy<Value = DVec3> {
+    prop::array::uniform3(-1.0f64..1.0).prop_map(|a| {
+        let v = DVec3::from_array(a);
+        if v.length() < 1e-3 {
+            DVec3::Z
+        } else {
+            v.normalize()
+        }
+    })
+}
+
+fn quat() -> impl Strategy<Value = DQuat> {
+    (unit(), -3.2f64..3.2).prop_map(|(a, t)| DQuat::from_axis_angle(a, t))
+}
+
+fn case() -> impl Strategy<Value = Case> {
+    (2usize..8).prop_flat_map(|n| {
+        (
+            prop::collection::vec(0usize..100, n),
+            prop::collection::vec(0u8..4, n),
+            prop::collection::vec(unit(), n),
+            prop::collection::vec(prop::array::uniform3(-0.6f64..0.6), n),
+            prop::collection::vec(
+                prop::option::weighted(
+                    0.85,
+                    (
+                        prop::array::uniform3(-0.3f64..0.3),
+                        prop::array::uniform3(0.02f64..0.3),
+                        quat(),
+                    ),
+                ),
+                n,
+            ),
+            prop::collection::vec(-1.2f64..1.2, n),
+            prop::collection::vec(-1.2f64..1.2, n),
+            prop::collection::vec(
+                (
+                    prop::array::uniform3(-1.5f64..1.5),
+                    prop::array::uniform3(0.02f64..0.4),
+                ),
+                0..12,
+            ),
+            prop::collection::vec((0usize..8, 0usize..8), 0..3),
+            prop::collection::vec((0usize..8, 0usize..12), 0..3),
+        )
+            .prop_map(
+                move |(par, joints, axes, origins, boxes, q0, q1, obstacles, disabled, dis_obs)| {
+                    Case {
+                        parents: par
+                            .iter()
+                            .enumerate()
+                            .map(|(i, p)| if i == 0 { 0 } else { p % i })
+                            .collect(),
+                        joints,
+                        axes,
+                        origins: origins.into_iter().map(DVec3::from_array).collect(),
+                        boxes: boxes
+                            .into_iter()
+                            .map(|b| {
+                                b.map(|(c, e, r)| (DVec3::from_array(c), DVec3::from_array(e), r))
+                            })
+                            .collect(),
+                        q0,
+                        q1,
+                        obstacles: obstacles
+                            .into_iter()
+                            .map(|(c, e)| (DVec3::from_array(c), DVec3::from_array(e)))
+                            .collect(),
+                        disabled,
+                        disabled_obstacles: dis_obs,
+                    }
+                },
+            )
+    })
+}
+
+fn build(c: &Case) -> (KinematicTree, Vec<Option<LinkObb>>, Vec<f64>, Vec<f64>) {
+    let n = c.parents.len();
+    let mut specs = Vec::new();
+    let names: Vec<String> = (0..n).map(|i| format!("l{i}")).collect();
+    for i in 0..n {
+        let parent = (i > 0).then(|| names[c.parents[i]].as_str());
+        let joint = match c.joints[i] {
+            0 => Joint::fixed(format!("j{i}")),
+            1 => Joint::prismatic(format!("j{i}"), c.axes[i], -2.0, 2.0),
+            _ => Joint::new(format!("j{i}"), JointType::Continuous { axis: c.axes[i] }),
+        };
+        specs.push(
+            LinkSpec::new(names[i].clone(), parent)
+                .with_joint(joint)
+                .with_origin(DAffine3::from_translation(c.origins[i])),
+        );
+    }
+    let tree = KinematicTree::new(specs).expect("valid tree");
+    let obbs = c
+        .boxes
+        .iter()
+        .map(|b| {
+            b.map(|(center, e, r)| LinkObb::new(center, e, DMat3::from_quat(r)).expect("finite"))
+        })
+        .collect();
+    let (mut q0, mut q1) = (Vec::new(), Vec::new());
+    for i in 0..n {
+        if !tree.q_range(i).is_empty() {
+            q0.push(c.q0[i]);
+            q1.push(c.q1[i]);
+        }
+    }
+    (tree, obbs, q0, q1)
+}
+
+fn world_obb(obb: &LinkObb, pose: &DAffine3) -> Obb {
+    Obb::new(obb.center(), obb.axes(), obb.half_extents()).transform(pose)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    #[test]
+    fn no_overlapping_pair_is_missed(c in case(), taylor in any::<bool>()) {
+        let (tree, obbs, q0, q1) = build(&c);
+        let n = tree.len();
+        let motion = InBetweenMotion::new(&tree, &q0, &q1).expect("valid motion");
+        let env = EnvironmentHierarchy::new(
+            c.obstacles.iter().enumerate().map(|(i, (lo, e))| (format!("o{i}"), Aabb::new(*lo, *lo + *e))),
+        );
+        let mut disabled = DisabledPairs::new();
+        for &(a, b) in &c.disabled {
+            if a < n && b < n { disabled.disable_links(a, b); }
+        }
+        for &(l, o) in &c.disabled_obstacles {
+            if l < n { disabled.disable_link_obstacle(l, o); }
+        }
+        let kind = if taylor { EnclosureKind::Taylor } else { EnclosureKind::Interval };
+        let mut h = DynamicLinkHierarchy::new(&tree, obbs.clone(), DynamicHierarchyOptions::default().with_kind(kind))
+            .expect("one box per link")
+            .with_disabled(disabled.clone());
+        let mut out = PotentialPairs::default();
+        h.potential_pairs(&motion, 0.0, 1.0, Some(&env), &mut out).expect("valid query");
+
+        // Sorted, and no skipped pair.
+        prop_assert!(out.link_link.windows(2).all(|w| w[0] < w[1]));
+        prop_assert!(out.link_obstacle.windows(2).all(|w| w[0] < w[1]));
+        for &(a, b) in &out.link_link {
+            prop_assert!(a < b && !tree.are_adjacent(a, b) && !disabled.links_disabled(a, b));
+        }
+        for &(l, o) in &out.link_obstacle {
+            prop_assert!(!disabled.link_obstacle_disabled(l, o) && obbs[l].is_some());
+        }
+        prop_assert_eq!(out.stats.link_pairs_potential, out.link_link.len());
+        prop_assert!(out.stats.link_pairs_potential <= out.stats.link_pairs_considered);
+        prop_assert!(out.stats.obstacle_pairs_potential <= out.stats.obstacle_pairs_considered);
+
+        // Brute force over time samples.
+        let mut poses = vec![DAffine3::IDENTITY; n];
+        for k in 0..=40 {
+            let t = f64::from(k) / 40.0;
+            motion.poses_at(t, &mut poses).expect("valid time");
+            let world: Vec<Option<Obb>> = obbs.iter().zip(&poses).map(|(o, p)| o.as_ref().map(|o| world_obb(o, p))).collect();
+            for l in 0..n {
+                let Some(wl) = world[l] else { continue };
+                for (o, (lo, e)) in c.obstacles.iter().enumerate() {
+                    let ob = Obb::from(Aabb::new(*lo, *lo + *e));
+                    if wl.overlaps(&ob) && h.obstacle_pair_allowed(l, o) {
+                        prop_assert!(out.link_obstacle.binary_search(&(l, o)).is_ok(),
+                            "link {} and obstacle {} overlap at t = {} but are not reported", l, o, t);
+                    }
+                }
+                for m in l + 1..n {
+                    let Some(wm) = world[m] else { continue };
+                    if wl.overlaps(&wm) && h.link_pair_allowed(l, m) {
+                        prop_assert!(out.link_link.binary_search(&(l, m)).is_ok(),
+                            "links {} and {} overlap at t = {} but are not reported", l, m, t);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn adjacent_rigid_and_named_rules() {
+    // A base, a fixed tool on it, and two revolute links: everything is
+    // stacked at the origin so every box overlaps every other.
+    let tree = KinematicTree::new(vec![
+        LinkSpec::new("base", None),
+        LinkSpec::new("tool", Some("base")).with_joint(Joint::fixed("weld")),
+        LinkSpec::new("a", Some("base")).with_joint(Joint::revolute("ja", DVec3::Z, -1.0, 1.0)),
+        LinkSpec::new("b", Some("a")).with_joint(Joint::revolute("jb", DVec3::Z, -1.0, 1.0)),
+    ])
+    .unwrap();
+    let cube = LinkObb::new(DVec3::ZERO, DVec3::splat(0.5), DMat3::IDENTITY).unwrap();
+    let obbs = vec![Some(cube); 4];
+    let env = EnvironmentHierarchy::new([
+        (
+            "wall".to_owned(),
+            Aabb::new(DVec3::splat(-1.0), DVec3::splat(1.0)),
+        ),
+        (
+            "far".to_owned(),
+            Aabb::new(DVec3::splat(10.0), DVec3::splat(11.0)),
+        ),
+    ]);
+    let mut disabled = DisabledPairs::new();
+    disabled
+        .disable_named(&tree, &["wall", "far"], "b", "wall")
+        .unwrap();
+    disabled
+        .disable_named(&tree, &["wall", "far"], "tool", "b")
+        .unwrap();
+    assert!(
+        disabled
+            .disable_named(&tree, &["wall"], "nope", "b")
+            .is_err()
+    );
+    let mut h = DynamicLinkHierarchy::new(&tree, obbs, DynamicHierarchyOptions::default())
+        .unwrap()
+        .with_disabled(disabled);
+    let motion = InBetweenMotion::new(&tree, &[0.0, 0.0], &[0.5, -0.5]).unwrap();
+    let mut out = PotentialPairs::default();
+    h.potential_pairs(&motion, 0.0, 1.0, Some(&env), &mut out)
+        .unwrap();
+    // base–tool rigid, base–a and a–b adjacent, tool–b disabled.
+    assert_eq!(out.link_link, vec![(0, 3), (1, 2)]);
+    assert_eq!(out.link_obstacle, vec![(0, 0), (1, 0), (2, 0)]);
+    assert_eq!(out.stats.link_pairs_considered, 2);
+    assert_eq!(out.stats.obstacle_pairs_considered, 7);
+    assert!(
+        DynamicLinkHierarchy::new(&tree, vec![None; 3], DynamicHierarchyOptions::default())
+            .is_err()
+    );
+}

@@ -1,0 +1,303 @@
+//! The M3 monitor is conservative against sampled braking motions, and the
+//! bounded-time mode never says "go" where the full mode says "stop".
+
+use armature_bvh_geometry::{
+    DisabledPairs, MonitorBudget, MonitorObstacle, MonitorOptions, MonitorPair, SweptVolumeMonitor,
+};
+use armature_kinematics::{
+    BrakingModel, Joint, JointInterval, JointType, KinematicTree, LinkSpec, RevoluteCover, Ssch,
+    SweptVolumeOptions, braking_intervals,
+};
+use glam::{DAffine3, DVec3};
+
+/// A small deterministic generator (the tests must not depend on a seed
+/// file).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> f64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+    }
+    fn range(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (hi - lo) * self.next()
+    }
+    fn unit(&mut self) -> DVec3 {
+        loop {
+            let v = DVec3::new(
+                self.range(-1.0, 1.0),
+                self.range(-1.0, 1.0),
+                self.range(-1.0, 1.0),
+            );
+            if v.length() > 0.1 && v.length() <= 1.0 {
+                return v.normalize();
+            }
+        }
+    }
+}
+
+struct Arm {
+    tree: KinematicTree,
+    /// Body points (link frame) and radius per link.
+    bodies: Vec<(Vec<DVec3>, f64)>,
+    obstacles: Vec<(Vec<DVec3>, f64)>,
+}
+
+fn box_points(center: DVec3, half: DVec3) -> Vec<DVec3> {
+    let mut pts: Vec<DVec3> = (0..8)
+        .map(|k| {
+            center
+                + half
+                    * DVec3::new(
+                        if k & 1 == 1 { 1.0 } else { -1.0 },
+                        if k & 2 == 2 { 1.0 } else { -1.0 },
+                        if k & 4 == 4 { 1.0 } else { -1.0 },
+                    )
+        })
+        .collect();
+    pts.push(center);
+    pts
+}
+
+fn arm(rng: &mut Rng) -> Arm {
+    let n = 3 + (rng.next() * 4.0) as usize;
+    let mut specs = vec![LinkSpec::new("l0", None)];
+    let mut bodies = vec![(box_points(DVec3::ZERO, DVec3::splat(0.08)), 0.0)];
+    for i in 1..n {
+        let axis = rng.unit();
+        let offset = rng.unit() * rng.range(0.1, 0.3);
+        let joint = if rng.next() < 0.15 {
+            Joint::prismatic(format!("j{i}"), axis, -10.0, 10.0)
+        } else {
+            Joint::new(format!("j{i}"), JointType::Continuous { axis })
+        };
+        specs.push(
+            LinkSpec::new(format!("l{i}"), Some(&format!("l{}", i - 1)))
+                .with_joint(joint)
+                .with_origin(DAffine3::from_translation(offset)),
+        );
+        let center = rng.unit() * rng.range(0.0, 0.15);
+        let half = DVec3::new(
+            rng.range(0.01, 0.08),
+            rng.range(0.01, 0.08),
+            rng.range(0.01, 0.08),
+        );
+        bodies.push((box_points(center, half), rng.range(0.0, 0.03)));
+    }
+    let tree = KinematicTree::new(specs).unwrap();
+    let obstacles = (0..(rng.next() * 3.0) as usize)
+        .map(|_| {
+            let c = rng.unit() * rng.range(0.2, 0.8);
+            let half = DVec3::splat(rng.range(0.02, 0.1));
+            (box_points(c, half), rng.range(0.0, 0.02))
+        })
+        .collect();
+    Arm {
+        tree,
+        bodies,
+        obstacles,
+    }
+}
+
+fn monitor(
+    a: &Arm,
+    safety: f64,
+    budget: MonitorBudget,
+    swept: SweptVolumeOptions,
+) -> SweptVolumeMonitor {
+    let bodies = a
+        .bodies
+        .iter()
+        .map(|(p, r)| Some(Ssch::new(p.clone(), *r).unwrap()))
+        .collect();
+    let obstacles = a
+        .obstacles
+        .iter()
+        .enumerate()
+        .map(|(i, (p, r))| MonitorObstacle {
+            name: format!("o{i}"),
+            volume: Ssch::new(p.clone(), *r).unwrap(),
+        })
+        .collect();
+    SweptVolumeMonitor::new(
+        a.tree.clone(),
+        bodies,
+        obstacles,
+        &DisabledPairs::new(),
+        MonitorOptions::default()
+            .with_safety_distance(safety)
+            .with_budget(budget)
+            .with_swept(swept),
+    )
+    .unwrap()
+}
+
+fn random_state(rng: &mut Rng, tree: &KinematicTree) -> (Vec<f64>, Vec<f64>, Vec<BrakingModel>) {
+    let q = (0..tree.dof()).map(|_| rng.range(-3.0, 3.0)).collect();
+    let v = (0..tree.dof()).map(|_| rng.range(-1.5, 1.5)).collect();
+    let m = (0..tree.dof())
+        .map(|_| {
+            BrakingModel::new(rng.range(0.0, 0.15), rng.range(2.0, 10.0))
+                .with_uncertainty(rng.range(0.0, 0.02))
+                .with_safety_factor(rng.range(1.0, 2.0))
+        })
+        .collect();
+    (q, v, m)
+}
+
+#[test]
+fn monitor_never_says_go_when_a_sampled_braking_motion_comes_close() {
+    let mut rng = Rng(7);
+    let (mut stops, mut gos, mut sampled_close) = (0, 0, 0);
+    for case in 0..300 {
+        let a = arm(&mut rng);
+        let safety = if case % 3 == 0 {
+            0.0
+        } else {
+            rng.range(0.0, 0.1)
+        };
+        let swept = if case % 2 == 0 {
+            SweptVolumeOptions::default()
+        } else {
+            SweptVolumeOptions::default().with_revolute(RevoluteCover::Circ1)
+        };
+        let mut m = monitor(&a, safety, MonitorBudget::UNLIMITED, swept);
+        let (q, v, models) = random_state(&mut rng, &a.tree);
+        let report = m.cycle(&q, &v, &models).unwrap();
+        assert_eq!(report.pairs_unknown, 0);
+        if report.stop {
+            stops += 1
+        } else {
+            gos += 1
+        }
+
+        let intervals = braking_intervals(&a.tree, &q, &v, &models).unwrap();
+        let pairs: Vec<MonitorPair> = m.pairs().collect();
+        let mut close = false;
+        for s in 0..80 {
+            let qs: Vec<f64> = (0..a.tree.len())
+                .filter_map(|i| match &intervals[i] {
+                    JointInterval::Scalar(iv) => Some(match s {
+                        0 => iv.lo(),
+                        1 => iv.hi(),
+                        _ => rng.range(iv.lo(), iv.hi()),
+                    }),
+                    _ => None,
+                })
+                .collect();
+            let poses = a.tree.poses(&qs).unwrap();
+            let world = |l: usize| -> Vec<DVec3> {
+                a.bodies[l]
+                    .0
+                    .iter()
+                    .map(|p| poses[l].transform_point3(*p))
+                    .collect()
+            };
+            for pair in &pairs {
+                let (pa, ra, pb, rb) = match *pair {
+                    MonitorPair::Links(x, y) => (world(x), a.bodies[x].1, world(y), a.bodies[y].1),
+                    MonitorPair::LinkObstacle(l, o) => (
+                        world(l),
+                        a.bodies[l].1,
+                        a.obstacles[o].0.clone(),
+                        a.obstacles[o].1,
+                    ),
+                };
+                let d = pa
+                    .iter()
+                    .flat_map(|x| pb.iter().map(move |y| (*x - *y).length()))
+                    .fold(f64::INFINITY, f64::min);
+                if d - ra - rb <= safety {
+                    close = true;
+                    assert!(
+                        report.stop,
+                        "case {case}: {} comes within {} (safety {safety}) but the monitor says go: {report:?}",
+                        m.pair_name(*pair),
+                        d - ra - rb
+                    );
+                }
+            }
+        }
+        sampled_close += usize::from(close);
+    }
+    // The test must see both answers to mean anything.
+    assert!(
+        sampled_close > 20 && stops > 20 && gos > 20,
+        "close {sampled_close}, stops {stops}, gos {gos}"
+    );
+}
+
+#[test]
+fn bounded_mode_never_says_go_when_full_mode_says_stop() {
+    let mut rng = Rng(99);
+    let (mut bounded_go, mut carried) = (0, 0);
+    for _ in 0..60 {
+        let a = arm(&mut rng);
+        let safety = rng.range(0.0, 0.05);
+        let swept = SweptVolumeOptions::default();
+        let mut full = monitor(&a, safety, MonitorBudget::UNLIMITED, swept);
+        let budget = 1 + (rng.next() * 3.0) as usize;
+        let mut bounded = monitor(&a, safety, MonitorBudget::pairs(budget), swept);
+        let (mut q, mut v, models) = random_state(&mut rng, &a.tree);
+        for _cycle in 0..40 {
+            let f = full.cycle(&q, &v, &models).unwrap();
+            let b = bounded.cycle(&q, &v, &models).unwrap();
+            assert!(b.pairs_evaluated <= budget);
+            assert!(!f.stop || b.stop, "full {f:?}, bounded {b:?}");
+            // The bounded bound never exceeds the true swept distance, of
+            // which the full answer is a tight lower bound.
+            if !b.stop {
+                bounded_go += 1;
+                assert!(b.distance_lower_bound <= f.distance_lower_bound * (1.0 + 1e-6) + 1e-9);
+            }
+            carried += b.pairs_carried_over;
+            // Move on: 10 ms of motion, a small change of velocity.
+            for k in 0..q.len() {
+                q[k] += 0.01 * v[k];
+                v[k] = (v[k] + rng.range(-0.3, 0.3)).clamp(-2.0, 2.0);
+            }
+        }
+    }
+    assert!(
+        bounded_go > 50 && carried > 0,
+        "bounded go {bounded_go}, carried {carried}"
+    );
+}
+
+#[test]
+fn bad_input_is_a_typed_error() {
+    let mut rng = Rng(3);
+    let a = arm(&mut rng);
+    let m = SweptVolumeMonitor::new(
+        a.tree.clone(),
+        vec![None],
+        vec![],
+        &DisabledPairs::new(),
+        MonitorOptions::default(),
+    );
+    assert!(m.is_err());
+    let mut m = monitor(
+        &a,
+        0.0,
+        MonitorBudget::UNLIMITED,
+        SweptVolumeOptions::default(),
+    );
+    let (q, v, models) = random_state(&mut rng, &a.tree);
+    assert!(m.cycle(&q[1..], &v, &models).is_err());
+    let mut bad = models.clone();
+    bad[0] = BrakingModel::new(0.1, -1.0);
+    assert!(m.cycle(&q, &v, &bad).is_err());
+    assert!(
+        SweptVolumeMonitor::new(
+            a.tree.clone(),
+            vec![None; a.tree.len()],
+            vec![],
+            &DisabledPairs::new(),
+            MonitorOptions::default().with_safety_distance(f64::NAN),
+        )
+        .is_err()
+    );
+}
