@@ -14,8 +14,17 @@
 //!   floating point; overlap tests never report "separate" for touching
 //!   geometry within the documented tolerance.
 //!
-//! This crate is filled by the bvh-geometry issue; today it holds only this
-//! contract.
+//!
+//! | module | what |
+//! |---|---|
+//! | [`mesh`], [`mass`], [`hull`], `io` (feature `io`) | validated triangle meshes, mass properties, convex hulls, STL/OBJ import |
+//! | [`bv`] | bounding volumes and their fitting (containment guaranteed) |
+//! | [`query`] | primitive queries: triangle–triangle, segment, OBB SAT, RSS distance, … |
+//! | [`bvh`] | flat BV hierarchies and mesh–mesh queries (collide, distance, GREEDY-DIST) |
+//! | [`gjk`] | GJK distance with a certified lower bound, SSCH distances |
+//! | [`aabb_tree`], [`dynamic`] | AABB trees over items, the dynamic link hierarchy (M1 §4.1, M4 §5.2) |
+//! | [`body`] | articulated bodies with per-link geometry, obstacles (feature `urdf`: from URDF + meshes) |
+//! | [`monitor`] | the M3 swept-volume distance monitor with a per-cycle budget (M3 §III-B) |
 
 pub mod aabb_tree;
 pub mod body;
