@@ -29,7 +29,7 @@ pub mod mesh;
 pub mod query;
 
 pub use bv::{Aabb, BoundingVolume, Capsule, FitError, Lss, Obb, Rss, Sphere};
-pub use bvh::{Bvh, BvhNode, BvhOptions, BvhVolume, SplitRule};
+pub use bvh::{Bvh, BvhNode, BvhOptions, BvhVolume, RigidMap, SplitRule};
 pub use error::GeometryError;
 pub use gjk::{
     GjkCache, GjkError, GjkOptions, GjkResult, GjkStatus, SschDistance, SupportMap, gjk_distance,

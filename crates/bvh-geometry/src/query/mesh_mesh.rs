@@ -4,7 +4,7 @@
 use glam::{DAffine3, DVec3};
 
 use crate::bv::{Aabb, Obb, Rss};
-use crate::bvh::{Bvh, BvhNode, BvhVolume};
+use crate::bvh::{Bvh, BvhNode, BvhVolume, RigidMap};
 use crate::{GeometryError, TriMesh};
 
 use super::{distance_rss_rss, intersect_triangle_triangle, overlap_aabb_aabb, overlap_obb_obb};
@@ -130,14 +130,18 @@ pub(crate) struct Posed<'o, 'a, BV> {
     pub(crate) b: &'o MeshObject<'a, BV>,
     /// B's mesh frame → A's mesh frame.
     pub(crate) rel: DAffine3,
+    /// `rel` prepared for mapping B's volumes.
+    pub(crate) map: RigidMap,
 }
 
 impl<'o, 'a, BV: BvhVolume> Posed<'o, 'a, BV> {
     pub(crate) fn new(a: &'o MeshObject<'a, BV>, b: &'o MeshObject<'a, BV>) -> Self {
+        let rel = relative_pose(&a.pose, &b.pose);
         Self {
             a,
             b,
-            rel: relative_pose(&a.pose, &b.pose),
+            rel,
+            map: RigidMap::new(&rel),
         }
     }
 
@@ -154,7 +158,7 @@ impl<'o, 'a, BV: BvhVolume> Posed<'o, 'a, BV> {
     /// B's node volume in A's frame.
     #[inline]
     pub(crate) fn bv_b(&self, j: u32) -> BV {
-        self.node_b(j).bv.transform(&self.rel)
+        self.node_b(j).bv.transform_rigid(&self.map)
     }
 
     #[inline]
@@ -244,7 +248,7 @@ impl CollideWorkspace {
 /// **Method.** The classical simultaneous descent (Gottschalk et al. 1996):
 /// a pair of nodes is dropped as soon as their volumes are disjoint
 /// ([`OverlapVolume::may_overlap`], with B's volume mapped into A's frame by
-/// its conservative `transform`); the larger volume of an overlapping pair
+/// its conservative [`BvhVolume::transform_rigid`]); the larger volume of an overlapping pair
 /// is split; leaf pairs run [`intersect_triangle_triangle`] on every
 /// triangle pair, B's triangle mapped into A's frame by
 /// [`relative_pose`].

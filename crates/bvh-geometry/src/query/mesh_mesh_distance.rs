@@ -448,7 +448,14 @@ pub fn greedy_distance<BV: DistanceVolume>(
             ]
         };
         stats.bv_tests += 2;
-        for c in children {
+        // Nearer pair on top: the descent reaches touching triangles (and
+        // returns) sooner, as a collision checker's would.
+        let [near, far] = if children[1].0 < children[0].0 {
+            [children[1], children[0]]
+        } else {
+            children
+        };
+        for c in [far, near] {
             if c.0 > eps {
                 eta = eta.min(c.0);
             } else {
