@@ -68,6 +68,9 @@ pub trait BvhVolume: BoundingVolume {
     fn merge(&self, _other: &Self) -> Option<Self> {
         None
     }
+    /// A ball `(centre, radius)` holding the volume (up to rounding of a
+    /// few ulps of the radius), for cheap rejection tests.
+    fn enclosing_ball(&self) -> (DVec3, f64);
     /// An enclosing volume of the image under a rigid map, as
     /// [`BoundingVolume::transform`] encloses it (every point of `self`
     /// mapped by `m.affine().transform_point3` is inside), but cheaper for
@@ -144,6 +147,9 @@ impl BvhVolume for Aabb {
     fn merge(&self, other: &Self) -> Option<Self> {
         Some(self.union(other))
     }
+    fn enclosing_ball(&self) -> (DVec3, f64) {
+        (self.center(), self.half_extents().length())
+    }
 }
 
 impl BvhVolume for Obb {
@@ -152,6 +158,9 @@ impl BvhVolume for Obb {
     }
     fn size(&self) -> f64 {
         self.half_extents.element_sum()
+    }
+    fn enclosing_ball(&self) -> (DVec3, f64) {
+        (self.center, self.half_extents.length())
     }
     #[inline]
     fn transform_rigid(&self, m: &RigidMap) -> Self {
@@ -173,6 +182,9 @@ impl BvhVolume for Rss {
     }
     fn size(&self) -> f64 {
         self.half_lengths.element_sum() + self.radius
+    }
+    fn enclosing_ball(&self) -> (DVec3, f64) {
+        (self.center, self.half_lengths.length() + self.radius)
     }
     #[inline]
     fn transform_rigid(&self, m: &RigidMap) -> Self {
@@ -199,6 +211,9 @@ impl BvhVolume for Sphere {
     }
     fn size(&self) -> f64 {
         self.radius
+    }
+    fn enclosing_ball(&self) -> (DVec3, f64) {
+        (self.center, self.radius)
     }
 }
 

@@ -136,7 +136,14 @@ pub(crate) struct Posed<'o, 'a, BV> {
 
 impl<'o, 'a, BV: BvhVolume> Posed<'o, 'a, BV> {
     pub(crate) fn new(a: &'o MeshObject<'a, BV>, b: &'o MeshObject<'a, BV>) -> Self {
-        let rel = relative_pose(&a.pose, &b.pose);
+        Self::with_rel(a, b, relative_pose(&a.pose, &b.pose))
+    }
+
+    pub(crate) fn with_rel(
+        a: &'o MeshObject<'a, BV>,
+        b: &'o MeshObject<'a, BV>,
+        rel: DAffine3,
+    ) -> Self {
         Self {
             a,
             b,
@@ -265,10 +272,19 @@ pub fn collide<BV: OverlapVolume>(
     mode: CollideMode,
     ws: &mut CollideWorkspace,
 ) -> MeshCollision {
-    let p = Posed::new(a, b);
     let mut stats = QueryStats::default();
     ws.stack.clear();
     ws.pairs.clear();
+    let rel = relative_pose(&a.pose, &b.pose);
+    stats.bv_tests += 1;
+    if roots_apart(a, b, &rel) {
+        return MeshCollision {
+            colliding: false,
+            first: None,
+            stats,
+        };
+    }
+    let p = Posed::with_rel(a, b, rel);
     ws.stack.push([0, 0]);
     'pairs: while let Some([ia, ib]) = ws.stack.pop() {
         let (na, nb) = (p.node_a(ia), p.node_b(ib));
@@ -305,6 +321,24 @@ pub fn collide<BV: OverlapVolume>(
         first: ws.pairs.first().copied(),
         stats,
     }
+}
+
+/// Whether the roots' enclosing balls are certainly disjoint: the cheap
+/// rejection of far-apart objects, before the relative rotation is prepared.
+/// The margins cover a pose up to [`RIGID_TOLERANCE`] off a rotation
+/// (a relative stretch of at most a few `1e-9`) and the rounding of the
+/// mapped centre.
+fn roots_apart<BV: BvhVolume>(
+    a: &MeshObject<'_, BV>,
+    b: &MeshObject<'_, BV>,
+    rel: &DAffine3,
+) -> bool {
+    let (ca, ra) = a.bvh.root().bv.enclosing_ball();
+    let (cb, rb) = b.bvh.root().bv.enclosing_ball();
+    let cb = rel.transform_point3(cb);
+    let scale = ca.abs().max_element() + cb.abs().max_element() + ra + rb;
+    let reach = ra + rb * (1.0 + 1e-7) + 1e-12 * scale;
+    ca.distance_squared(cb) > reach * reach
 }
 
 /// An inner node's children as `u32` node ids (the hierarchy has fewer
