@@ -44,7 +44,7 @@ pub mod query;
 pub use aabb_tree::{AabbTree, AabbTreeWorkspace};
 pub use body::{ArticulatedBody, LinkGeometry, Obstacle, ObstacleMotion, Tessellation};
 pub use bv::{Aabb, BoundingVolume, Capsule, FitError, Lss, Obb, Rss, Sphere};
-pub use bvh::{Bvh, BvhNode, BvhOptions, BvhVolume, SplitRule};
+pub use bvh::{Bvh, BvhNode, BvhOptions, BvhVolume, RigidMap, SplitRule};
 pub use dynamic::{
     BroadPhaseStats, DisabledPairs, DynamicHierarchyOptions, DynamicLinkHierarchy,
     EnvironmentHierarchy, PotentialPairs,

@@ -150,3 +150,43 @@ fn single_triangle_is_a_leaf_root() {
     assert_eq!((bvh.num_nodes(), bvh.depth(), bvh.num_leaves()), (1, 0, 1));
     assert!(bvh.root().is_leaf());
 }
+
+/// A rigid map whose linear part is off a rotation by up to `1e-10` per
+/// entry (as poses within the queries' rigidity tolerance can be).
+fn near_rigid() -> impl Strategy<Value = glam::DAffine3> {
+    (pose(1e3), vec3(), vec3(), vec3()).prop_map(|(t, x, y, z)| {
+        let mut t = t;
+        t.matrix3 += glam::DMat3::from_cols(x, y, z) * 1e-10;
+        t
+    })
+}
+
+proptest! {
+    #![proptest_config(config(CASES))]
+
+    /// `transform_rigid` encloses the mapped points of the volume: box
+    /// corners and interior points; rectangle corners pushed out by the
+    /// radius in random directions.
+    #[test]
+    fn rigid_images_enclose_mapped_points(m in mesh(), t in near_rigid(), u in vec3(), w in vec3()) {
+        let map = armature_bvh_geometry::RigidMap::new(&t);
+        let obb = Bvh::<Obb>::new(&m).unwrap();
+        for node in obb.nodes().iter().take(8) {
+            let img = node.bv.transform_rigid(&map);
+            let inner = node.bv.center + node.bv.axes * (u * node.bv.half_extents);
+            for p in node.bv.corners().into_iter().chain([inner]) {
+                let q = t.transform_point3(p);
+                prop_assert!(img.contains_point(q), "{q} outside {img:?}");
+            }
+        }
+        let rss = Bvh::<Rss>::new(&m).unwrap();
+        let dir = w.try_normalize().unwrap_or(glam::DVec3::X);
+        for node in rss.nodes().iter().take(8) {
+            let img = node.bv.transform_rigid(&map);
+            for p in node.bv.corners() {
+                let q = t.transform_point3(p + dir * node.bv.radius);
+                prop_assert!(img.contains_point(q), "{q} outside {img:?}");
+            }
+        }
+    }
+}

@@ -45,9 +45,9 @@
 
 use core::ops::Range;
 
-use glam::{DMat3, DVec3};
+use glam::{DAffine3, DMat3, DVec3};
 
-use crate::bv::{Aabb, BoundingVolume, Obb, Rss, Sphere};
+use crate::bv::{Aabb, BoundingVolume, Obb, Rss, Sphere, fit};
 use crate::{GeometryError, TriMesh};
 
 /// Largest accepted [`BvhOptions::max_leaf_triangles`].
@@ -68,6 +68,73 @@ pub trait BvhVolume: BoundingVolume {
     fn merge(&self, _other: &Self) -> Option<Self> {
         None
     }
+    /// A ball `(centre, radius)` holding the volume (up to rounding of a
+    /// few ulps of the radius), for cheap rejection tests.
+    fn enclosing_ball(&self) -> (DVec3, f64);
+    /// An enclosing volume of the image under a rigid map, as
+    /// [`BoundingVolume::transform`] encloses it (every point of `self`
+    /// mapped by `m.affine().transform_point3` is inside), but cheaper for
+    /// the oriented volumes: their axes are turned by the map's
+    /// orthonormalised rotation and the extents widened by its deviation
+    /// from the exact linear part plus a rounding allowance, instead of
+    /// re-orthonormalising per volume. The queries map every visited node
+    /// of the second hierarchy with it.
+    #[must_use]
+    fn transform_rigid(&self, m: &RigidMap) -> Self {
+        self.transform(&m.affine)
+    }
+}
+
+/// A rigid map prepared for mapping many volumes
+/// ([`BvhVolume::transform_rigid`]): the affine map, an orthonormal
+/// rotation close to its linear part, and bounds on their difference and on
+/// the rounding of `transform_point3`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RigidMap {
+    affine: DAffine3,
+    rotation: DMat3,
+    /// `‖M − R‖₂` bound: 3 × the largest entry of `M − R`.
+    deviation: f64,
+    /// Largest row sum of `|M|`.
+    row_norm: f64,
+    /// Largest translation component magnitude.
+    shift: f64,
+}
+
+impl RigidMap {
+    /// Prepares `m` (any finite affine map; the closer its linear part is
+    /// to a rotation, the tighter the images).
+    #[must_use]
+    pub fn new(m: &DAffine3) -> Self {
+        let rotation = fit::orthonormal_frame(m.matrix3.x_axis, m.matrix3.y_axis);
+        let diff = (m.matrix3 - rotation).abs();
+        let max_entry = diff.to_cols_array().iter().fold(0.0_f64, |s, x| s.max(*x));
+        let abs = m.matrix3.abs();
+        let row_norm = [abs.row(0), abs.row(1), abs.row(2)]
+            .iter()
+            .fold(0.0_f64, |s, r| s.max(r.element_sum()));
+        Self {
+            affine: *m,
+            rotation,
+            deviation: 3.0 * max_entry * (1.0 + 4.0 * f64::EPSILON),
+            row_norm,
+            shift: m.translation.abs().max_element(),
+        }
+    }
+
+    /// The affine map.
+    #[must_use]
+    pub fn affine(&self) -> &DAffine3 {
+        &self.affine
+    }
+
+    /// Rounding allowance of mapping a volume with centre `c` and reach `r`
+    /// (as the crate's `transform` allowances: 16 ulps of the magnitudes
+    /// entering `M p + t`, here bounded through the row norm).
+    #[inline]
+    fn slack(&self, c: DVec3, r: f64) -> f64 {
+        16.0 * f64::EPSILON * (self.row_norm * (c.abs().max_element() + r) + self.shift)
+    }
 }
 
 impl BvhVolume for Aabb {
@@ -80,6 +147,9 @@ impl BvhVolume for Aabb {
     fn merge(&self, other: &Self) -> Option<Self> {
         Some(self.union(other))
     }
+    fn enclosing_ball(&self) -> (DVec3, f64) {
+        (self.center(), self.half_extents().length())
+    }
 }
 
 impl BvhVolume for Obb {
@@ -88,6 +158,21 @@ impl BvhVolume for Obb {
     }
     fn size(&self) -> f64 {
         self.half_extents.element_sum()
+    }
+    fn enclosing_ball(&self) -> (DVec3, f64) {
+        (self.center, self.half_extents.length())
+    }
+    #[inline]
+    fn transform_rigid(&self, m: &RigidMap) -> Self {
+        // A point c + A u maps to (M c + t) + R A u + (M − R) A u; the last
+        // term is at most ‖M − R‖₂ |e|₂ ≤ deviation · Σe long.
+        let reach = self.half_extents.element_sum();
+        let grow = m.deviation * reach + m.slack(self.center, reach) + 8.0 * f64::EPSILON * reach;
+        Obb::new(
+            m.affine.transform_point3(self.center),
+            m.rotation * self.axes,
+            self.half_extents + DVec3::splat(grow),
+        )
     }
 }
 
@@ -98,6 +183,26 @@ impl BvhVolume for Rss {
     fn size(&self) -> f64 {
         self.half_lengths.element_sum() + self.radius
     }
+    fn enclosing_ball(&self) -> (DVec3, f64) {
+        (self.center, self.half_lengths.length() + self.radius)
+    }
+    #[inline]
+    fn transform_rigid(&self, m: &RigidMap) -> Self {
+        // Rectangle points move as for the box (error ≤ deviation · (hx +
+        // hy)); the swept ball's offsets w grow to |M w| ≤ (1 + deviation) r.
+        let flat = self.half_lengths.element_sum();
+        let reach = flat + self.radius;
+        let radius = self.radius
+            + m.deviation * reach
+            + m.slack(self.center, reach)
+            + 8.0 * f64::EPSILON * reach;
+        Rss::new(
+            m.affine.transform_point3(self.center),
+            m.rotation * self.axes,
+            self.half_lengths,
+            radius,
+        )
+    }
 }
 
 impl BvhVolume for Sphere {
@@ -106,6 +211,9 @@ impl BvhVolume for Sphere {
     }
     fn size(&self) -> f64 {
         self.radius
+    }
+    fn enclosing_ball(&self) -> (DVec3, f64) {
+        (self.center, self.radius)
     }
 }
 

@@ -1,0 +1,353 @@
+//! Mesh–mesh queries over two bounding-volume hierarchies: the shared
+//! pieces (posed meshes, statistics, the relative frame) and collision.
+
+use glam::{DAffine3, DVec3};
+
+use crate::bv::{Aabb, Obb, Rss};
+use crate::bvh::{Bvh, BvhNode, BvhVolume, RigidMap};
+use crate::{GeometryError, TriMesh};
+
+use super::{distance_rss_rss, intersect_triangle_triangle, overlap_aabb_aabb, overlap_obb_obb};
+
+/// How far a pose's linear part may be from a rotation (`|RᵀR − I|`, largest
+/// entry) and still count as rigid.
+pub const RIGID_TOLERANCE: f64 = 1e-9;
+
+/// A mesh, a hierarchy built on it, and a rigid pose (mesh frame → world).
+/// The constructor checks that the three belong together, so the queries
+/// are infallible on it.
+#[derive(Debug, Clone, Copy)]
+pub struct MeshObject<'a, BV> {
+    mesh: &'a TriMesh,
+    bvh: &'a Bvh<BV>,
+    pose: DAffine3,
+}
+
+impl<'a, BV> MeshObject<'a, BV> {
+    /// Pairs a mesh with its hierarchy under a pose.
+    ///
+    /// # Errors
+    /// [`GeometryError::BvhMeshMismatch`] when `bvh` indexes another number
+    /// of triangles than `mesh` has; [`GeometryError::InvalidParameter`]
+    /// (`pose`) when the pose is not finite or its linear part is not a
+    /// rotation within [`RIGID_TOLERANCE`] (distances are measured in the
+    /// first object's frame, which a scale or shear would distort).
+    pub fn new(mesh: &'a TriMesh, bvh: &'a Bvh<BV>, pose: DAffine3) -> Result<Self, GeometryError> {
+        bvh.check_mesh(mesh)?;
+        let m = pose.matrix3;
+        let g = m.transpose() * m - glam::DMat3::IDENTITY;
+        let dev = g
+            .abs()
+            .to_cols_array()
+            .iter()
+            .fold(0.0_f64, |s, x| s.max(*x));
+        let det = m.determinant();
+        // `!(dev <= tol)` also catches NaN.
+        if !pose.is_finite() || !(dev <= RIGID_TOLERANCE) || !(det > 0.0) {
+            return Err(GeometryError::InvalidParameter {
+                name: "pose",
+                value: det,
+                why: "must be a finite rigid transform (a rotation and a translation)",
+            });
+        }
+        Ok(Self { mesh, bvh, pose })
+    }
+
+    /// The mesh.
+    #[must_use]
+    pub fn mesh(&self) -> &'a TriMesh {
+        self.mesh
+    }
+
+    /// The hierarchy.
+    #[must_use]
+    pub fn bvh(&self) -> &'a Bvh<BV> {
+        self.bvh
+    }
+
+    /// The pose (mesh frame → world).
+    #[must_use]
+    pub fn pose(&self) -> DAffine3 {
+        self.pose
+    }
+}
+
+/// Work counters of a mesh–mesh query.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct QueryStats {
+    /// Bounding-volume pair tests (overlap tests or distance bounds).
+    pub bv_tests: u64,
+    /// Triangle pair tests (intersection tests or distances).
+    pub triangle_tests: u64,
+}
+
+/// A bounding volume with a conservative overlap test, for [`collide`].
+pub trait OverlapVolume: BvhVolume {
+    /// `false` only when the volumes are certainly disjoint.
+    fn may_overlap(&self, other: &Self) -> bool;
+}
+
+impl OverlapVolume for Obb {
+    #[inline]
+    fn may_overlap(&self, other: &Self) -> bool {
+        overlap_obb_obb(self, other)
+    }
+}
+
+impl OverlapVolume for Aabb {
+    #[inline]
+    fn may_overlap(&self, other: &Self) -> bool {
+        overlap_aabb_aabb(self, other)
+    }
+}
+
+impl OverlapVolume for Rss {
+    #[inline]
+    fn may_overlap(&self, other: &Self) -> bool {
+        !(distance_rss_rss(self, other) > 0.0)
+    }
+}
+
+/// A bounding volume with a certified distance lower bound, for the
+/// distance queries.
+pub trait DistanceVolume: BvhVolume {
+    /// A lower bound, in floating point, on the distance between the
+    /// volumes (0 when they may overlap).
+    fn distance_lower_bound(&self, other: &Self) -> f64;
+}
+
+impl DistanceVolume for Rss {
+    #[inline]
+    fn distance_lower_bound(&self, other: &Self) -> f64 {
+        distance_rss_rss(self, other)
+    }
+}
+
+/// The two objects seen from the first one's frame: every test runs there,
+/// with the second object's volumes and triangles mapped by `rel`.
+pub(crate) struct Posed<'o, 'a, BV> {
+    pub(crate) a: &'o MeshObject<'a, BV>,
+    pub(crate) b: &'o MeshObject<'a, BV>,
+    /// B's mesh frame → A's mesh frame.
+    pub(crate) rel: DAffine3,
+    /// `rel` prepared for mapping B's volumes.
+    pub(crate) map: RigidMap,
+}
+
+impl<'o, 'a, BV: BvhVolume> Posed<'o, 'a, BV> {
+    pub(crate) fn new(a: &'o MeshObject<'a, BV>, b: &'o MeshObject<'a, BV>) -> Self {
+        Self::with_rel(a, b, relative_pose(&a.pose, &b.pose))
+    }
+
+    pub(crate) fn with_rel(
+        a: &'o MeshObject<'a, BV>,
+        b: &'o MeshObject<'a, BV>,
+        rel: DAffine3,
+    ) -> Self {
+        Self {
+            a,
+            b,
+            rel,
+            map: RigidMap::new(&rel),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn node_a(&self, i: u32) -> &'a BvhNode<BV> {
+        &self.a.bvh.nodes()[i as usize]
+    }
+
+    #[inline]
+    pub(crate) fn node_b(&self, j: u32) -> &'a BvhNode<BV> {
+        &self.b.bvh.nodes()[j as usize]
+    }
+
+    /// B's node volume in A's frame.
+    #[inline]
+    pub(crate) fn bv_b(&self, j: u32) -> BV {
+        self.node_b(j).bv.transform_rigid(&self.map)
+    }
+
+    #[inline]
+    pub(crate) fn tri_a(&self, t: u32) -> [DVec3; 3] {
+        self.a.mesh.triangle(t as usize)
+    }
+
+    #[inline]
+    pub(crate) fn tri_b(&self, t: u32) -> [DVec3; 3] {
+        self.b
+            .mesh
+            .triangle(t as usize)
+            .map(|p| self.rel.transform_point3(p))
+    }
+
+    /// Which node of a pair to split: A's when B's is a leaf, or when A's
+    /// is an inner node with the larger volume (M2 Fig. 4, step 4).
+    #[inline]
+    pub(crate) fn split_a(&self, na: &BvhNode<BV>, bv_a: &BV, nb: &BvhNode<BV>, bv_b: &BV) -> bool {
+        nb.is_leaf() || (!na.is_leaf() && bv_a.size() >= bv_b.size())
+    }
+
+    /// A point of A's frame in the world.
+    #[inline]
+    pub(crate) fn to_world(&self, p: DVec3) -> DVec3 {
+        self.a.pose.transform_point3(p)
+    }
+}
+
+/// The map from `b`'s mesh frame to `a`'s: `pose_a⁻¹ · pose_b`. Every mesh
+/// query tests in `a`'s frame with this map applied to `b`; it is public so
+/// that an oracle can reproduce the queries' arithmetic.
+#[must_use]
+pub fn relative_pose(pose_a: &DAffine3, pose_b: &DAffine3) -> DAffine3 {
+    pose_a.inverse() * *pose_b
+}
+
+/// What [`collide`] looks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CollideMode {
+    /// Stop at the first intersecting triangle pair.
+    #[default]
+    First,
+    /// Find every intersecting triangle pair.
+    All,
+}
+
+/// The answer of [`collide`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MeshCollision {
+    /// Whether some triangle pair intersects (conservatively, as
+    /// [`intersect_triangle_triangle`] decides).
+    pub colliding: bool,
+    /// The first intersecting pair found: `[triangle of a, triangle of b]`.
+    pub first: Option<[u32; 2]>,
+    /// Work done.
+    pub stats: QueryStats,
+}
+
+/// Reusable scratch of [`collide`]: the traversal stack and, in
+/// [`CollideMode::All`], the pairs found. Grows to the largest query seen,
+/// then no query allocates.
+#[derive(Debug, Clone, Default)]
+pub struct CollideWorkspace {
+    stack: Vec<[u32; 2]>,
+    pairs: Vec<[u32; 2]>,
+}
+
+impl CollideWorkspace {
+    /// An empty workspace.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The intersecting pairs `[triangle of a, triangle of b]` the last
+    /// [`collide`] found, in traversal order (one pair in
+    /// [`CollideMode::First`], none when free).
+    #[must_use]
+    pub fn pairs(&self) -> &[[u32; 2]] {
+        &self.pairs
+    }
+}
+
+/// Whether two posed meshes intersect, and which triangle pairs do.
+///
+/// **Method.** The classical simultaneous descent (Gottschalk et al. 1996):
+/// a pair of nodes is dropped as soon as their volumes are disjoint
+/// ([`OverlapVolume::may_overlap`], with B's volume mapped into A's frame by
+/// its conservative [`BvhVolume::transform_rigid`]); the larger volume of an overlapping pair
+/// is split; leaf pairs run [`intersect_triangle_triangle`] on every
+/// triangle pair, B's triangle mapped into A's frame by
+/// [`relative_pose`].
+///
+/// **Guarantee.** Never misses a pair: since every volume contains its
+/// triangles and the volume tests are conservative, the pairs found are
+/// exactly those for which [`intersect_triangle_triangle`] (conservative
+/// itself, touching counts) reports an intersection in A's frame — the
+/// brute-force set over all triangle pairs. The pairs are in
+/// [`CollideWorkspace::pairs`].
+pub fn collide<BV: OverlapVolume>(
+    a: &MeshObject<'_, BV>,
+    b: &MeshObject<'_, BV>,
+    mode: CollideMode,
+    ws: &mut CollideWorkspace,
+) -> MeshCollision {
+    let mut stats = QueryStats::default();
+    ws.stack.clear();
+    ws.pairs.clear();
+    let rel = relative_pose(&a.pose, &b.pose);
+    stats.bv_tests += 1;
+    if roots_apart(a, b, &rel) {
+        return MeshCollision {
+            colliding: false,
+            first: None,
+            stats,
+        };
+    }
+    let p = Posed::with_rel(a, b, rel);
+    ws.stack.push([0, 0]);
+    'pairs: while let Some([ia, ib]) = ws.stack.pop() {
+        let (na, nb) = (p.node_a(ia), p.node_b(ib));
+        let bv_b = p.bv_b(ib);
+        stats.bv_tests += 1;
+        if !na.bv.may_overlap(&bv_b) {
+            continue;
+        }
+        if na.is_leaf() && nb.is_leaf() {
+            for &tb in b.bvh.leaf_triangles(nb) {
+                let t_b = p.tri_b(tb);
+                for &ta in a.bvh.leaf_triangles(na) {
+                    stats.triangle_tests += 1;
+                    if intersect_triangle_triangle(&p.tri_a(ta), &t_b) {
+                        ws.pairs.push([ta, tb]);
+                        if mode == CollideMode::First {
+                            break 'pairs;
+                        }
+                    }
+                }
+            }
+        } else if p.split_a(na, &na.bv, nb, &bv_b) {
+            let [l, r] = child_ids(na);
+            ws.stack.push([r, ib]);
+            ws.stack.push([l, ib]);
+        } else {
+            let [l, r] = child_ids(nb);
+            ws.stack.push([ia, r]);
+            ws.stack.push([ia, l]);
+        }
+    }
+    MeshCollision {
+        colliding: !ws.pairs.is_empty(),
+        first: ws.pairs.first().copied(),
+        stats,
+    }
+}
+
+/// Whether the roots' enclosing balls are certainly disjoint: the cheap
+/// rejection of far-apart objects, before the relative rotation is prepared.
+/// The margins cover a pose up to [`RIGID_TOLERANCE`] off a rotation
+/// (a relative stretch of at most a few `1e-9`) and the rounding of the
+/// mapped centre.
+fn roots_apart<BV: BvhVolume>(
+    a: &MeshObject<'_, BV>,
+    b: &MeshObject<'_, BV>,
+    rel: &DAffine3,
+) -> bool {
+    let (ca, ra) = a.bvh.root().bv.enclosing_ball();
+    let (cb, rb) = b.bvh.root().bv.enclosing_ball();
+    let cb = rel.transform_point3(cb);
+    let scale = ca.abs().max_element() + cb.abs().max_element() + ra + rb;
+    let reach = ra + rb * (1.0 + 1e-7) + 1e-12 * scale;
+    ca.distance_squared(cb) > reach * reach
+}
+
+/// An inner node's children as `u32` node ids (the hierarchy has fewer
+/// than 2³² nodes: its triangle count fits `u32`).
+#[inline]
+pub(crate) fn child_ids<BV>(n: &BvhNode<BV>) -> [u32; 2] {
+    match n.children() {
+        Some([l, r]) => [l as u32, r as u32],
+        // Callers split inner nodes only.
+        None => [0, 0],
+    }
+}
