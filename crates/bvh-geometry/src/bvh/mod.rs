@@ -50,11 +50,15 @@ use glam::{DAffine3, DMat3, DVec3};
 use crate::bv::{Aabb, BoundingVolume, Obb, Rss, Sphere, fit};
 use crate::{GeometryError, TriMesh};
 
+/// Nodes with at least this many triangles fit their two children on two
+/// threads.
+const PARALLEL_FIT: usize = 8192;
+
 /// Largest accepted [`BvhOptions::max_leaf_triangles`].
 pub const MAX_LEAF_TRIANGLES: usize = 4;
 
 /// A bounding volume a [`Bvh`] can be built from.
-pub trait BvhVolume: BoundingVolume {
+pub trait BvhVolume: BoundingVolume + Send + Sync {
     /// The frame whose axes (columns) are the candidate split directions:
     /// the volume's own axes for oriented volumes, the world axes otherwise.
     fn split_axes(&self) -> DMat3;
@@ -394,9 +398,17 @@ impl<BV: BvhVolume> Bvh<BV> {
             );
             let (left, right) = (range.start..range.start + mid, range.start + mid..range.end);
             let first = nodes.len();
-            for r in [&left, &right] {
+            // The two children are fitted independently; large ones on two
+            // threads (the result does not depend on the thread count).
+            let (lt, rt) = (&tris[left.clone()], &tris[right.clone()]);
+            let (bl, br) = if len >= PARALLEL_FIT {
+                rayon::join(|| BV::from_triangles(lt), || BV::from_triangles(rt))
+            } else {
+                (BV::from_triangles(lt), BV::from_triangles(rt))
+            };
+            for bv in [bl?, br?] {
                 nodes.push(BvhNode {
-                    bv: BV::from_triangles(&tris[r.clone()])?,
+                    bv,
                     index: 0,
                     count: 0,
                 });
