@@ -47,7 +47,7 @@ use core::ops::Range;
 
 use glam::{DAffine3, DMat3, DVec3};
 
-use crate::bv::{Aabb, BoundingVolume, Obb, Rss, Sphere, fit};
+use crate::bv::{Aabb, BoundingVolume, FitError, Obb, Rss, Sphere, fit};
 use crate::{GeometryError, TriMesh};
 
 /// Nodes with at least this many triangles fit their two children on two
@@ -59,6 +59,19 @@ pub const MAX_LEAF_TRIANGLES: usize = 4;
 
 /// A bounding volume a [`Bvh`] can be built from.
 pub trait BvhVolume: BoundingVolume + Send + Sync {
+    /// Whether the volume is oriented by the principal axes of its
+    /// triangles; the builder then sums precomputed per-triangle moments
+    /// instead of recomputing each node's covariance from scratch.
+    const ORIENTED: bool = false;
+    /// Fits the volume to triangles with the given frame (oriented volumes)
+    /// or by [`BoundingVolume::from_triangles`] (the others); every triangle
+    /// is contained.
+    ///
+    /// # Errors
+    /// [`FitError`] as [`BoundingVolume::from_triangles`].
+    fn fit_with_axes(triangles: &[[DVec3; 3]], _axes: DMat3) -> Result<Self, FitError> {
+        Self::from_triangles(triangles)
+    }
     /// The frame whose axes (columns) are the candidate split directions:
     /// the volume's own axes for oriented volumes, the world axes otherwise.
     fn split_axes(&self) -> DMat3;
@@ -157,6 +170,10 @@ impl BvhVolume for Aabb {
 }
 
 impl BvhVolume for Obb {
+    const ORIENTED: bool = true;
+    fn fit_with_axes(triangles: &[[DVec3; 3]], axes: DMat3) -> Result<Self, FitError> {
+        Self::from_points_with_axes(triangles.as_flattened(), axes)
+    }
     fn split_axes(&self) -> DMat3 {
         self.axes
     }
@@ -181,6 +198,10 @@ impl BvhVolume for Obb {
 }
 
 impl BvhVolume for Rss {
+    const ORIENTED: bool = true;
+    fn fit_with_axes(triangles: &[[DVec3; 3]], axes: DMat3) -> Result<Self, FitError> {
+        Self::from_points_with_axes(triangles.as_flattened(), axes)
+    }
     fn split_axes(&self) -> DMat3 {
         self.axes
     }
@@ -359,6 +380,8 @@ impl<BV: BvhVolume> Bvh<BV> {
         let mut scratch_ids: Vec<u32> = Vec::with_capacity(n);
 
         let root_bv = BV::from_triangles(&tris)?;
+        // Per-triangle area moments, summed per node for oriented volumes.
+        let moments = BV::ORIENTED.then(|| triangle_moments(&tris));
         // A binary tree with ⌈n / leaf⌉ or more leaves has fewer than 2n
         // nodes; reserving avoids regrowth on large meshes.
         let mut nodes = Vec::with_capacity(2 * n.div_ceil(leaf));
@@ -400,11 +423,20 @@ impl<BV: BvhVolume> Bvh<BV> {
             let first = nodes.len();
             // The two children are fitted independently; large ones on two
             // threads (the result does not depend on the thread count).
-            let (lt, rt) = (&tris[left.clone()], &tris[right.clone()]);
+            let fit = |r: &Range<usize>| {
+                let t = &tris[r.clone()];
+                match moments
+                    .as_deref()
+                    .and_then(|m| moments_frame(m, &ids[r.clone()]))
+                {
+                    Some(axes) => BV::fit_with_axes(t, axes),
+                    None => BV::from_triangles(t),
+                }
+            };
             let (bl, br) = if len >= PARALLEL_FIT {
-                rayon::join(|| BV::from_triangles(lt), || BV::from_triangles(rt))
+                rayon::join(|| fit(&left), || fit(&right))
             } else {
-                (BV::from_triangles(lt), BV::from_triangles(rt))
+                (fit(&left), fit(&right))
             };
             for bv in [bl?, br?] {
                 nodes.push(BvhNode {
@@ -565,6 +597,69 @@ impl<BV> Bvh<BV> {
             + self.nodes.len() * core::mem::size_of::<BvhNode<BV>>()
             + self.triangles.len() * core::mem::size_of::<u32>()
     }
+}
+
+/// Area, first moment and second moment (upper triangle) of each
+/// triangle relative to the first vertex of the first triangle, as in
+/// [`fit::covariance_triangles`] (a fixed origin instead of each node's own
+/// only changes the rounding of the fitted axes, never containment, which
+/// the fit measures afterwards).
+fn triangle_moments(tris: &[[DVec3; 3]]) -> Vec<[f64; 10]> {
+    let Some(o) = tris.first().map(|t| t[0]) else {
+        return Vec::new();
+    };
+    tris.iter()
+        .map(|t| {
+            let (p, q, r) = (t[0] - o, t[1] - o, t[2] - o);
+            let a = 0.5 * (q - p).cross(r - p).length();
+            if !(a > 0.0 && a.is_finite()) {
+                return [0.0; 10];
+            }
+            let m = (p + q + r) / 3.0;
+            let w = a / 12.0;
+            let mut out = [0.0; 10];
+            out[0] = a;
+            out[1] = a * m.x;
+            out[2] = a * m.y;
+            out[3] = a * m.z;
+            let mut k = 4;
+            for i in 0..3 {
+                for j in i..3 {
+                    out[k] = w * (p[i] * p[j] + q[i] * q[j] + r[i] * r[j] + 9.0 * m[i] * m[j]);
+                    k += 1;
+                }
+            }
+            out
+        })
+        .collect()
+}
+
+/// The principal frame of the triangles `ids` from their moments, `None`
+/// when their area is zero (the caller then fits from the points).
+fn moments_frame(moments: &[[f64; 10]], ids: &[u32]) -> Option<DMat3> {
+    let mut sum = [0.0; 10];
+    for &i in ids {
+        let m = &moments[i as usize];
+        for k in 0..10 {
+            sum[k] += m[k];
+        }
+    }
+    let area = sum[0];
+    if !(area > 0.0 && area.is_finite()) {
+        return None;
+    }
+    let mean = DVec3::new(sum[1], sum[2], sum[3]) / area;
+    let mut c = [[0.0; 3]; 3];
+    let mut k = 4;
+    for i in 0..3 {
+        for j in i..3 {
+            let v = sum[k] / area - mean[i] * mean[j];
+            c[i][j] = v;
+            c[j][i] = v;
+            k += 1;
+        }
+    }
+    Some(fit::principal_frame(c))
 }
 
 /// Reorders `tris` / `ids` so that the first `mid` triangles go left, and
