@@ -23,6 +23,45 @@
 //! Entry point: [`first_contact`] with a reusable [`CcdWorkspace`]; the
 //! answer is a [`CcdReport`] (status, witness [`Contact`], lower bound,
 //! [`CcdStats`]). See the [`advance`] module for the method.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use armature_bvh_geometry::{ArticulatedBody, DisabledPairs, Obstacle, Tessellation};
+//! use armature_conservative_advance::{CcdOptions, CcdStatus, CcdWorkspace, first_contact};
+//! use armature_kinematics::{Joint, KinematicTree, LinkSpec};
+//! use glam::{DAffine3, DVec3};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // One 1 m beam turning about z, a box in its way at 90°.
+//! let tree = KinematicTree::new(vec![
+//!     LinkSpec::new("beam", None).with_joint(Joint::revolute("j", DVec3::Z, -4.0, 4.0)),
+//! ])?;
+//! let tess = Tessellation::default();
+//! let beam = tess
+//!     .cuboid(DVec3::new(1.0, 0.1, 0.1))?
+//!     .transformed(&DAffine3::from_translation(DVec3::new(0.5, 0.0, 0.0)))?;
+//! let body = ArticulatedBody::new("arm", tree, vec![Some(Arc::new(beam))])?;
+//! let wall = Obstacle::fixed(
+//!     "box",
+//!     Arc::new(tess.cuboid(DVec3::splat(0.2))?),
+//!     DAffine3::from_translation(DVec3::new(0.0, 0.8, 0.0)),
+//! )?;
+//! let report = first_contact(
+//!     &body,
+//!     &[wall],
+//!     &DisabledPairs::new(),
+//!     &[0.0],
+//!     &[std::f64::consts::PI],
+//!     &CcdOptions::default(),
+//!     &mut CcdWorkspace::new(),
+//! )?;
+//! assert_eq!(report.status, CcdStatus::Collides);
+//! // The beam (half width 0.05) meets the box's face x = 0.1 before 90°.
+//! let toc = report.toc_lower_bound;
+//! assert!(toc > 0.3 && toc < 0.5);
+//! # Ok(())
+//! # }
+//! ```
 
 pub mod advance;
 mod error;

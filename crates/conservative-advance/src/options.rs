@@ -111,3 +111,41 @@ impl CcdOptions {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_valid_and_builders_set_fields() {
+        let o = CcdOptions::default();
+        assert!(o.validate().is_ok());
+        let o = o
+            .with_distance_threshold(1e-3)
+            .with_max_ca_iterations_per_pair(7)
+            .with_enclosure(EnclosureKind::Interval)
+            .with_temporal_culling(false)
+            .with_self_collision(false)
+            .with_early_out(true);
+        assert_eq!(o.distance_threshold, 1e-3);
+        assert_eq!(o.max_ca_iterations_per_pair, 7);
+        assert_eq!(o.enclosure, EnclosureKind::Interval);
+        assert!(!o.temporal_culling && !o.self_collision && o.early_out);
+    }
+
+    #[test]
+    fn out_of_range_options_are_rejected() {
+        for t in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            let o = CcdOptions::default().with_distance_threshold(t);
+            assert!(matches!(
+                o.validate(),
+                Err(CcdError::InvalidOption {
+                    name: "distance_threshold",
+                    ..
+                })
+            ));
+        }
+        let o = CcdOptions::default().with_max_ca_iterations_per_pair(0);
+        assert!(o.validate().is_err());
+    }
+}

@@ -7,7 +7,9 @@ use std::f64::consts::PI;
 use std::sync::Arc;
 
 use armature_bvh_geometry::query::{distance_triangle_triangle, intersect_triangle_triangle};
-use armature_bvh_geometry::{ArticulatedBody, DisabledPairs, Obstacle, Tessellation, TriMesh};
+use armature_bvh_geometry::{
+    ArticulatedBody, DisabledPairs, Obstacle, ObstacleMotion, Tessellation, TriMesh,
+};
 use armature_conservative_advance::{
     CcdOptions, CcdReport, CcdStatus, CcdWorkspace, Other, first_contact,
 };
@@ -162,9 +164,27 @@ fn oracle(
         })
         .collect();
     let bounds = MotionBounds::new(tree, &points).unwrap();
-    let speed = (0..tree.len())
+    let link_speed = (0..tree.len())
         .map(|i| bounds.mu(&motion, i, 0.0).unwrap())
         .fold(0.0, f64::max);
+    // A moving obstacle's points move at most |v| + |ω|·max|p|.
+    let obstacle_speed = obstacles
+        .iter()
+        .map(|o| match o.motion() {
+            ObstacleMotion::Static(_) => 0.0,
+            ObstacleMotion::Rigid { motion, .. } => {
+                let r = o
+                    .geometry()
+                    .mesh
+                    .vertices()
+                    .iter()
+                    .map(|p| p.length())
+                    .fold(0.0, f64::max);
+                motion.velocity.length() + motion.omega.abs() * r
+            }
+        })
+        .fold(0.0, f64::max);
+    let speed = link_speed.max(obstacle_speed);
     // Relative speed ≤ 2·speed: a time between samples is within half a
     // step of one, where the distance moved at most δ / 2.
     let steps = ((2.0 * speed / DELTA).ceil() as usize).max(1);
@@ -327,6 +347,29 @@ fn self_collision_of_non_adjacent_links() {
         &CcdOptions::default().with_self_collision(false),
     );
     assert_eq!(off.status, CcdStatus::Free);
+}
+
+#[test]
+fn moving_obstacle_hits_the_resting_arm() {
+    let body = arm();
+    // A box sliding and turning across the straight arm (along +x).
+    let start = DAffine3::from_translation(DVec3::new(1.5, 1.2, 0.0));
+    let end = DAffine3::from_rotation_translation(
+        glam::DQuat::from_rotation_z(1.0),
+        DVec3::new(1.5, -1.2, 0.0),
+    );
+    let obs = vec![
+        Obstacle::moving("slider", cuboid(DVec3::splat(0.3), DVec3::ZERO), start, end).unwrap(),
+    ];
+    let q = [0.0, 0.0, 0.0];
+    let r = check(&body, &obs, &q, &q);
+    assert_eq!(r.status, CcdStatus::Collides);
+    let c = r.contact.unwrap();
+    assert_eq!(c.other, Other::Obstacle(0));
+    // The box's near face (y − 0.15) reaches the beam's top (0.05) at
+    // y = 0.2 at the earliest, t ≈ (1.2 − 0.2) / 2.4 minus the rotation's
+    // reach; it cannot come before t = 0.3.
+    assert!(c.time > 0.3 && c.time < 0.5, "{}", c.time);
 }
 
 #[test]
