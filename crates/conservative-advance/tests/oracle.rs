@@ -329,6 +329,42 @@ fn contact_exactly_at_the_end() {
 }
 
 #[test]
+fn touching_at_the_start_counts_as_colliding() {
+    let body = arm();
+    // The straight arm along +x ends at x = 2.4, the box's face; it then
+    // turns away.
+    let reach: f64 = LENGTHS.iter().sum();
+    let obs = vec![
+        Obstacle::fixed(
+            "stop",
+            cuboid(DVec3::splat(0.4), DVec3::ZERO),
+            DAffine3::from_translation(DVec3::new(reach + 0.2, 0.0, 0.0)),
+        )
+        .unwrap(),
+    ];
+    let r = check(&body, &obs, &[0.0, 0.0, 0.0], &[1.0, 0.0, 0.0]);
+    assert_eq!(r.status, CcdStatus::CollidingAtStart);
+    assert_eq!(r.toc_lower_bound, 0.0);
+}
+
+#[test]
+fn statistics_are_consistent() {
+    let (body, obs) = (arm(), obstacles());
+    let (q0, q1) = ([-PI / 2.0, 0.0, 0.0], [PI / 2.0, 0.0, 0.0]);
+    for culling in [true, false] {
+        let opts = CcdOptions::default().with_temporal_culling(culling);
+        let s = run(&body, &obs, &q0, &q1, &opts).stats;
+        // Three links against two obstacles, and l1–l3.
+        assert_eq!(s.pairs_total, 7);
+        assert!(s.pairs_after_spatial <= s.pairs_total);
+        assert!(s.pairs_after_temporal <= s.pairs_after_spatial);
+        assert!(s.pairs_after_temporal >= 1);
+        assert!(s.distance_calls >= s.pairs_after_spatial);
+        assert!(s.ca_iterations >= 1);
+    }
+}
+
+#[test]
 fn self_collision_of_non_adjacent_links() {
     let body = arm();
     // Folding l2 back over l1 drives l3 into l1 (l1–l2 and l2–l3 are
