@@ -83,8 +83,12 @@ pub struct CcdReport {
     /// [`CcdStatus::CollidingAtStart`]; `None` otherwise.
     pub contact: Option<Contact>,
     /// A lower bound on the first time of contact: the contact time when
-    /// one was found, the iterate reached for
+    /// one was found (in path-validity mode, [`CcdOptions::early_out`],
+    /// the smaller of it and every pair's first iterate, since the contact
+    /// found need not be the first), the iterate reached for
     /// [`CcdStatus::BudgetExhausted`], `1.0` when free.
+    ///
+    /// [`CcdOptions::early_out`]: crate::CcdOptions::early_out
     pub toc_lower_bound: f64,
     /// Counts and times.
     pub stats: CcdStats,
