@@ -1,7 +1,8 @@
 //! Conservative advancement (M4) on fixed motions of a 6-DOF arm of
 //! tessellated cylinders against an environment of about 40K triangles
 //! (tessellated spheres on a shell around the arm), with and without
-//! temporal culling. Once per run it prints each motion's answer and the
+//! temporal culling; and a 15-link tree (three five-link fingers on a
+//! palm) closing onto itself, self-collision only. Once per run it prints each motion's answer and the
 //! fractions of pairs culled spatially and temporally (compare M4 Table 2).
 
 use std::f64::consts::PI;
@@ -159,5 +160,86 @@ fn ca_arm(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, ca_arm);
+/// A palm and three fingers of five links; each finger's first joint
+/// spreads it (about z), the others curl it (about y).
+fn hand() -> ArticulatedBody {
+    let tess = Tessellation::default();
+    let mut specs = vec![LinkSpec::new("palm", None)];
+    let mut meshes = vec![Some(link_mesh(&tess, 0.06, 0.2))];
+    for f in 0..3 {
+        let mut parent = "palm".to_owned();
+        for k in 0..5 {
+            let name = format!("f{f}_{k}");
+            let (axis, origin) = if k == 0 {
+                (DVec3::Z, DVec3::new(0.2, 0.12 * (f64::from(f) - 1.0), 0.0))
+            } else {
+                (DVec3::Y, DVec3::new(0.1, 0.0, 0.0))
+            };
+            specs.push(
+                LinkSpec::new(name.clone(), Some(&parent))
+                    .with_joint(Joint::revolute(format!("j{f}_{k}"), axis, -PI, PI))
+                    .with_origin(DAffine3::from_translation(origin)),
+            );
+            meshes.push(Some(link_mesh(&tess, 0.03, 0.1)));
+            parent = name;
+        }
+    }
+    ArticulatedBody::new("hand", KinematicTree::new(specs).unwrap(), meshes).unwrap()
+}
+
+fn ca_tree(c: &mut Criterion) {
+    let body = hand();
+    let disabled = DisabledPairs::new();
+    let mut ws = CcdWorkspace::new();
+    // Outer fingers spread apart, then swing across the middle one while
+    // curling.
+    let q0: Vec<f64> = (0..3)
+        .flat_map(|f| {
+            let spread = 0.4 * (f64::from(f) - 1.0);
+            [spread, 0.1, 0.1, 0.1, 0.1]
+        })
+        .collect();
+    let q1: Vec<f64> = (0..3)
+        .flat_map(|f| {
+            let spread = -0.8 * (f64::from(f) - 1.0);
+            [spread, 0.6, 0.6, 0.6, 0.6]
+        })
+        .collect();
+    let r = first_contact(
+        &body,
+        &[],
+        &disabled,
+        &q0,
+        &q1,
+        &CcdOptions::default(),
+        &mut ws,
+    )
+    .unwrap();
+    println!(
+        "hand: {:?} toc ≥ {:.4}; pairs {} → {} spatial → {} temporal, {} CA iterations",
+        r.status,
+        r.toc_lower_bound,
+        r.stats.pairs_total,
+        r.stats.pairs_after_spatial,
+        r.stats.pairs_after_temporal,
+        r.stats.ca_iterations,
+    );
+    let mut group = c.benchmark_group("ca_tree");
+    group
+        .sample_size(20)
+        .measurement_time(Duration::from_secs(3));
+    for culling in [true, false] {
+        let options = CcdOptions::default().with_temporal_culling(culling);
+        let id = if culling { "temporal" } else { "no_temporal" };
+        group.bench_function(BenchmarkId::new(id, "hand15"), |b| {
+            b.iter(|| {
+                first_contact(&body, &[], &disabled, &q0, &q1, &options, &mut ws)
+                    .map(|r| black_box(r.toc_lower_bound))
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, ca_arm, ca_tree);
 criterion_main!(benches);
