@@ -48,8 +48,8 @@ use armature_bvh_geometry::query::{
     collide, distance,
 };
 use armature_bvh_geometry::{
-    ArticulatedBody, DisabledPairs, DynamicHierarchyOptions, EnvironmentHierarchy, GeometryError,
-    LinkGeometry, Obstacle, ObstacleMotion, PotentialPairs,
+    ArticulatedBody, DisabledPairs, DynamicHierarchyOptions, DynamicLinkHierarchy,
+    EnvironmentHierarchy, GeometryError, LinkGeometry, Obstacle, ObstacleMotion, PotentialPairs,
 };
 use armature_kinematics::{InBetweenMotion, MotionBounds};
 use glam::{DAffine3, DVec3};
@@ -104,9 +104,9 @@ struct Scene<'a> {
     body: &'a ArticulatedBody,
     obstacles: &'a [Obstacle],
     motion: InBetweenMotion,
-    bounds: MotionBounds,
+    bounds: &'a MotionBounds,
     /// Speed bound of every point of each obstacle.
-    obstacle_speed: Vec<f64>,
+    obstacle_speed: &'a [f64],
     options: CcdOptions,
 }
 
@@ -286,11 +286,170 @@ impl Scene<'_> {
     }
 }
 
+/// A body, its obstacles and the options, prepared once for many queries:
+/// the motion-bound tables, the dynamic link hierarchy and the
+/// environment hierarchy are built here, so a query allocates only what
+/// its [`CcdWorkspace`] has not grown to yet. One value per thread (queries
+/// reuse the hierarchy's buffers).
+#[derive(Debug)]
+pub struct CcdScene<'a> {
+    body: &'a ArticulatedBody,
+    obstacles: &'a [Obstacle],
+    options: CcdOptions,
+    bounds: MotionBounds,
+    obstacle_speed: Vec<f64>,
+    hierarchy: DynamicLinkHierarchy,
+    environment: EnvironmentHierarchy,
+}
+
+impl<'a> CcdScene<'a> {
+    /// Prepares `body` against `obstacles` (static or rigidly moving, over
+    /// the normalised time `[0, 1]`), never testing the `disabled` pairs.
+    ///
+    /// # Errors
+    /// [`CcdError::InvalidOption`] for options out of range;
+    /// [`CcdError::Kinematics`] for a non-finite link mesh;
+    /// [`CcdError::Geometry`] when a link box or obstacle box cannot be
+    /// computed.
+    pub fn new(
+        body: &'a ArticulatedBody,
+        obstacles: &'a [Obstacle],
+        disabled: &DisabledPairs,
+        options: &CcdOptions,
+    ) -> Result<Self, CcdError> {
+        options.validate()?;
+        let tree = body.tree();
+        // A link without geometry is in no pair; one point keeps the
+        // bounds' tables total.
+        let points: Vec<&[DVec3]> = body
+            .links()
+            .iter()
+            .map(|g| g.as_ref().map_or(&[DVec3::ZERO][..], |g| g.mesh.vertices()))
+            .collect();
+        let bounds = MotionBounds::new(tree, &points)?;
+        let hierarchy = body
+            .dynamic_hierarchy(
+                DynamicHierarchyOptions::default()
+                    .with_kind(options.enclosure)
+                    .with_self_collision(options.self_collision),
+            )?
+            .with_disabled(disabled.clone());
+        Ok(Self {
+            body,
+            obstacles,
+            options: *options,
+            bounds,
+            obstacle_speed: obstacles.iter().map(obstacle_speed).collect(),
+            hierarchy,
+            environment: EnvironmentHierarchy::from_obstacles(obstacles)?,
+        })
+    }
+
+    /// The options.
+    #[must_use]
+    pub const fn options(&self) -> &CcdOptions {
+        &self.options
+    }
+
+    /// The first contact while the body moves from `q0` to `q1` by the
+    /// in-between motion; see [`first_contact`].
+    ///
+    /// # Errors
+    /// [`CcdError::Kinematics`] for configurations of the wrong length or
+    /// not finite; [`CcdError::Geometry`] for poses the queries reject.
+    pub fn first_contact(
+        &mut self,
+        q0: &[f64],
+        q1: &[f64],
+        ws: &mut CcdWorkspace,
+    ) -> Result<CcdReport, CcdError> {
+        let tree = self.body.tree();
+        let motion = InBetweenMotion::new(tree, q0, q1)?;
+        ws.poses.resize(tree.len(), DAffine3::IDENTITY);
+        let mut stats = CcdStats::default();
+
+        // Stage 1: spatial culling.
+        let started = Instant::now();
+        self.hierarchy.potential_pairs(
+            &motion,
+            0.0,
+            1.0,
+            Some(&self.environment),
+            &mut ws.potential,
+        )?;
+        let scene = Scene {
+            body: self.body,
+            obstacles: self.obstacles,
+            motion,
+            bounds: &self.bounds,
+            obstacle_speed: &self.obstacle_speed,
+            options: self.options,
+        };
+        let options = &self.options;
+        let bp = ws.potential.stats;
+        stats.pairs_total = bp.link_pairs_considered + bp.obstacle_pairs_considered;
+        ws.tasks.clear();
+        ws.tasks
+            .extend(ws.potential.link_obstacle.iter().map(|&(l, o)| PairTask {
+                link: l,
+                other: Other::Obstacle(o),
+                bound: 0.0,
+            }));
+        ws.tasks
+            .extend(ws.potential.link_link.iter().map(|&(a, b)| PairTask {
+                link: a,
+                other: Other::Link(b),
+                bound: 0.0,
+            }));
+        stats.pairs_after_spatial = ws.tasks.len();
+        stats.spatial_time = started.elapsed();
+
+        // Stage 2: lower bounds (the first CA iterate) and the start state.
+        let started = Instant::now();
+        let mut at_start: Option<Contact> = None;
+        let mut tasks = core::mem::take(&mut ws.tasks);
+        let result = lower_bounds(&scene, &mut tasks, ws, &mut stats, &mut at_start);
+        if let Err(e) = result {
+            ws.tasks = tasks;
+            return Err(e);
+        }
+        if let Some(c) = at_start {
+            ws.tasks = tasks;
+            stats.temporal_time = started.elapsed();
+            return Ok(CcdReport {
+                status: CcdStatus::CollidingAtStart,
+                contact: Some(c),
+                toc_lower_bound: 0.0,
+                stats,
+            });
+        }
+        let global_bound = tasks.iter().map(|p| p.bound).fold(1.0, f64::min);
+        if options.temporal_culling {
+            tasks.sort_by(|a, b| a.bound.partial_cmp(&b.bound).unwrap_or(Ordering::Equal));
+        }
+        stats.temporal_time = started.elapsed();
+
+        // Stage 3: conservative advancement.
+        let started = Instant::now();
+        let result = advance_all(&scene, &tasks, global_bound, ws, &mut stats);
+        ws.tasks = tasks;
+        stats.advance_time = started.elapsed();
+        let (status, contact, toc) = result?;
+        Ok(CcdReport {
+            status,
+            contact,
+            toc_lower_bound: toc,
+            stats,
+        })
+    }
+}
+
 /// The first contact of `body` moving from `q0` to `q1` (in-between
 /// motion, normalised time `[0, 1]`) with `obstacles` (static or rigidly
 /// moving) and, when [`CcdOptions::self_collision`] is set, with its own
 /// non-adjacent links; `disabled` pairs are never tested. See the
-/// [module docs](self) for the method and the guarantee.
+/// [module docs](self) for the method and the guarantee. For many queries
+/// on one scene, prepare a [`CcdScene`] once instead.
 ///
 /// # Errors
 /// [`CcdError::InvalidOption`] for options out of range;
@@ -305,101 +464,7 @@ pub fn first_contact(
     options: &CcdOptions,
     ws: &mut CcdWorkspace,
 ) -> Result<CcdReport, CcdError> {
-    options.validate()?;
-    let tree = body.tree();
-    let motion = InBetweenMotion::new(tree, q0, q1)?;
-    let points: Vec<Vec<DVec3>> = body
-        .links()
-        .iter()
-        .map(|g| {
-            g.as_ref()
-                .map_or_else(|| vec![DVec3::ZERO], |g| g.mesh.vertices().to_vec())
-        })
-        .collect();
-    let bounds = MotionBounds::new(tree, &points)?;
-    let scene = Scene {
-        body,
-        obstacles,
-        obstacle_speed: obstacles.iter().map(obstacle_speed).collect(),
-        motion,
-        bounds,
-        options: *options,
-    };
-    ws.poses.resize(tree.len(), DAffine3::IDENTITY);
-    let mut stats = CcdStats::default();
-
-    // Stage 1: spatial culling.
-    let started = Instant::now();
-    let mut hierarchy = body
-        .dynamic_hierarchy(
-            DynamicHierarchyOptions::default()
-                .with_kind(options.enclosure)
-                .with_self_collision(options.self_collision),
-        )?
-        .with_disabled(disabled.clone());
-    let environment = EnvironmentHierarchy::from_obstacles(obstacles)?;
-    hierarchy.potential_pairs(
-        &scene.motion,
-        0.0,
-        1.0,
-        Some(&environment),
-        &mut ws.potential,
-    )?;
-    let bp = ws.potential.stats;
-    stats.pairs_total = bp.link_pairs_considered + bp.obstacle_pairs_considered;
-    ws.tasks.clear();
-    ws.tasks
-        .extend(ws.potential.link_obstacle.iter().map(|&(l, o)| PairTask {
-            link: l,
-            other: Other::Obstacle(o),
-            bound: 0.0,
-        }));
-    ws.tasks
-        .extend(ws.potential.link_link.iter().map(|&(a, b)| PairTask {
-            link: a,
-            other: Other::Link(b),
-            bound: 0.0,
-        }));
-    stats.pairs_after_spatial = ws.tasks.len();
-    stats.spatial_time = started.elapsed();
-
-    // Stage 2: lower bounds (the first CA iterate) and the start state.
-    let started = Instant::now();
-    let mut at_start: Option<Contact> = None;
-    let mut tasks = core::mem::take(&mut ws.tasks);
-    let result = lower_bounds(&scene, &mut tasks, ws, &mut stats, &mut at_start);
-    if let Err(e) = result {
-        ws.tasks = tasks;
-        return Err(e);
-    }
-    if let Some(c) = at_start {
-        ws.tasks = tasks;
-        stats.temporal_time = started.elapsed();
-        return Ok(CcdReport {
-            status: CcdStatus::CollidingAtStart,
-            contact: Some(c),
-            toc_lower_bound: 0.0,
-            stats,
-        });
-    }
-    let global_bound = tasks.iter().map(|p| p.bound).fold(1.0, f64::min);
-    if options.temporal_culling {
-        tasks.sort_by(|a, b| a.bound.partial_cmp(&b.bound).unwrap_or(Ordering::Equal));
-    }
-    stats.temporal_time = started.elapsed();
-
-    // Stage 3: conservative advancement.
-    let started = Instant::now();
-    let result = advance_all(&scene, &tasks, global_bound, ws, &mut stats);
-    ws.tasks = tasks;
-    stats.advance_time = started.elapsed();
-    let (status, contact, toc) = result?;
-    Ok(CcdReport {
-        status,
-        contact,
-        toc_lower_bound: toc,
-        stats,
-    })
+    CcdScene::new(body, obstacles, disabled, options)?.first_contact(q0, q1, ws)
 }
 
 /// Sets each pair's lower bound: `+∞` when its first step passes `t = 1`,

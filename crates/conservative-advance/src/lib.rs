@@ -20,7 +20,8 @@
 //! - *Geometry*: polygon soups; no closed or convex mesh is assumed, so the
 //!   speed bound is the unprojected one (DESIGN.md §1).
 //!
-//! Entry point: [`first_contact`] with a reusable [`CcdWorkspace`]; the
+//! Entry points: [`first_contact`] for one query, [`CcdScene`] prepared once
+//! for many; both with a reusable [`CcdWorkspace`]. The
 //! answer is a [`CcdReport`] (status, witness [`Contact`], lower bound,
 //! [`CcdStats`]). See the [`advance`] module for the method.
 //!
@@ -68,7 +69,7 @@ mod error;
 mod options;
 mod report;
 
-pub use advance::{CcdWorkspace, first_contact};
+pub use advance::{CcdScene, CcdWorkspace, first_contact};
 pub use error::CcdError;
 pub use options::CcdOptions;
 pub use report::{CcdReport, CcdStats, CcdStatus, Contact, Other};

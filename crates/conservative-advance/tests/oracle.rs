@@ -11,7 +11,7 @@ use armature_bvh_geometry::{
     ArticulatedBody, DisabledPairs, Obstacle, ObstacleMotion, Tessellation, TriMesh,
 };
 use armature_conservative_advance::{
-    CcdOptions, CcdReport, CcdStatus, CcdWorkspace, Other, first_contact,
+    CcdOptions, CcdReport, CcdScene, CcdStatus, CcdWorkspace, Other, first_contact,
 };
 use armature_kinematics::{InBetweenMotion, Joint, KinematicTree, LinkSpec, MotionBounds};
 use glam::{DAffine3, DVec3};
@@ -433,6 +433,27 @@ fn tiny_budget_is_conservative() {
     let r = run(&body, &obs, &q0, &q1, &small);
     assert!(r.may_collide());
     assert!(r.toc_lower_bound <= full.toc_lower_bound);
+}
+
+#[test]
+fn prepared_scene_answers_like_the_one_shot_query() {
+    let (body, obs) = (arm(), obstacles());
+    let options = CcdOptions::default();
+    let disabled = DisabledPairs::new();
+    let mut scene = CcdScene::new(&body, &obs, &disabled, &options).unwrap();
+    let mut ws = CcdWorkspace::new();
+    let motions = [
+        ([-PI / 2.0, 0.0, 0.0], [PI / 2.0, 0.0, 0.0]),
+        ([0.0, 0.0, 0.0], [0.0, PI, 0.0]),
+        ([0.3, 0.2, -0.4], [0.4, 0.1, -0.2]),
+    ];
+    for (q0, q1) in motions {
+        let a = scene.first_contact(&q0, &q1, &mut ws).unwrap();
+        let b = run(&body, &obs, &q0, &q1, &options);
+        assert_eq!(a.status, b.status);
+        assert_eq!(a.contact, b.contact);
+        assert_eq!(a.toc_lower_bound, b.toc_lower_bound);
+    }
 }
 
 #[test]
