@@ -227,7 +227,18 @@ fn run(
 /// Checks one motion against the oracle, with and without temporal
 /// culling.
 fn check(body: &ArticulatedBody, obstacles: &[Obstacle], q0: &[f64], q1: &[f64]) -> CcdReport {
-    let options = CcdOptions::default();
+    check_with(body, obstacles, q0, q1, CcdOptions::default())
+}
+
+/// As [`check`] with these options (temporal culling toggled).
+fn check_with(
+    body: &ArticulatedBody,
+    obstacles: &[Obstacle],
+    q0: &[f64],
+    q1: &[f64],
+    options: CcdOptions,
+) -> CcdReport {
+    let options = options.with_temporal_culling(true);
     let on = run(body, obstacles, q0, q1, &options);
     let off = run(
         body,
@@ -508,4 +519,43 @@ fn random_scene_mixes_answers() {
         collide >= 4 && free >= 4,
         "{collide} colliding, {free} free"
     );
+}
+
+/// The box of [`obstacles`] and the 2 mm plate sliding and turning through
+/// the arm's workspace.
+fn moving_obstacles(shift: f64, turn: f64) -> Vec<Obstacle> {
+    let mut obs = obstacles();
+    obs.truncate(1);
+    let start = DAffine3::from_translation(DVec3::new(-0.8, -0.9, 0.0));
+    let end = DAffine3::from_rotation_translation(
+        glam::DQuat::from_rotation_z(turn),
+        DVec3::new(-0.8 + shift, -0.9 + shift, 0.0),
+    );
+    obs.push(
+        Obstacle::moving(
+            "plate",
+            cuboid(DVec3::new(1.0, 0.002, 1.0), DVec3::ZERO),
+            start,
+            end,
+        )
+        .unwrap(),
+    );
+    obs
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(60))]
+
+    #[test]
+    fn random_motions_with_a_moving_plate_and_interval_enclosures(
+        q0 in prop::array::uniform3(-PI..PI),
+        q1 in prop::array::uniform3(-PI..PI),
+        shift in -0.8f64..0.8,
+        turn in -1.5f64..1.5,
+    ) {
+        let (body, obs) = (arm(), moving_obstacles(shift, turn));
+        let options = CcdOptions::default()
+            .with_enclosure(armature_kinematics::EnclosureKind::Interval);
+        check_with(&body, &obs, &q0, &q1, options);
+    }
 }
