@@ -280,6 +280,14 @@ fn check_with(
             c.time
         );
         assert!((c.normal.length() - 1.0).abs() < 1e-9);
+        let link_mesh = &body.links()[c.link].as_ref().unwrap().mesh;
+        let other_mesh = match c.other {
+            Other::Obstacle(o) => &obstacles[o].geometry().mesh,
+            Other::Link(l) => &body.links()[l].as_ref().unwrap().mesh,
+        };
+        assert!((c.triangle_a as usize) < link_mesh.num_triangles());
+        assert!((c.triangle_b as usize) < other_mesh.num_triangles());
+        assert!(c.distance <= options.distance_threshold);
     }
     on
 }
