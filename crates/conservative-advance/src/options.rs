@@ -1,0 +1,151 @@
+//! Query options.
+
+use armature_kinematics::EnclosureKind;
+
+use crate::CcdError;
+
+/// Options of [`first_contact`](crate::first_contact), with [`Default`] and
+/// `with_*` builders.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CcdOptions {
+    /// Distance (scene units) under which a pair counts as in contact; the
+    /// reported time of contact is the first CA iterate whose distance is at
+    /// most this. Must be finite and positive. Default `1e-4` (0.1 mm for
+    /// scenes in metres): absolute, so scale it with the scene.
+    pub distance_threshold: f64,
+    /// Conservative-advancement iterations per pair before the pair is
+    /// given up with a lower bound on its time of contact
+    /// ([`CcdStatus::BudgetExhausted`](crate::CcdStatus::BudgetExhausted)).
+    /// At least 1. Default 200.
+    pub max_ca_iterations_per_pair: usize,
+    /// Pose enclosure of the dynamic link hierarchy. Default
+    /// [`EnclosureKind::Taylor`] (M4 §5).
+    pub enclosure: EnclosureKind,
+    /// Temporal culling (M4 §7, Alg. 1). Default `true`. Does not change
+    /// the time of contact.
+    pub temporal_culling: bool,
+    /// Test non-adjacent links against each other. Default `true`.
+    pub self_collision: bool,
+    /// Path-validity mode: stop at the first pair found in contact (its
+    /// time is a contact of the motion, not necessarily the first one).
+    /// Default `false`.
+    pub early_out: bool,
+}
+
+impl Default for CcdOptions {
+    fn default() -> Self {
+        Self {
+            distance_threshold: 1e-4,
+            max_ca_iterations_per_pair: 200,
+            enclosure: EnclosureKind::Taylor,
+            temporal_culling: true,
+            self_collision: true,
+            early_out: false,
+        }
+    }
+}
+
+impl CcdOptions {
+    /// With this distance threshold.
+    #[must_use]
+    pub const fn with_distance_threshold(mut self, threshold: f64) -> Self {
+        self.distance_threshold = threshold;
+        self
+    }
+
+    /// With this iteration budget per pair.
+    #[must_use]
+    pub const fn with_max_ca_iterations_per_pair(mut self, iterations: usize) -> Self {
+        self.max_ca_iterations_per_pair = iterations;
+        self
+    }
+
+    /// With this pose enclosure.
+    #[must_use]
+    pub const fn with_enclosure(mut self, enclosure: EnclosureKind) -> Self {
+        self.enclosure = enclosure;
+        self
+    }
+
+    /// With or without temporal culling.
+    #[must_use]
+    pub const fn with_temporal_culling(mut self, on: bool) -> Self {
+        self.temporal_culling = on;
+        self
+    }
+
+    /// With or without self-collision.
+    #[must_use]
+    pub const fn with_self_collision(mut self, on: bool) -> Self {
+        self.self_collision = on;
+        self
+    }
+
+    /// With or without path-validity early out.
+    #[must_use]
+    pub const fn with_early_out(mut self, on: bool) -> Self {
+        self.early_out = on;
+        self
+    }
+
+    /// Checks the ranges documented on the fields.
+    ///
+    /// # Errors
+    /// [`CcdError::InvalidOption`] naming the field.
+    pub fn validate(&self) -> Result<(), CcdError> {
+        let t = self.distance_threshold;
+        if !(t.is_finite() && t > 0.0) {
+            return Err(CcdError::InvalidOption {
+                name: "distance_threshold",
+                value: t,
+                why: "must be finite and positive",
+            });
+        }
+        if self.max_ca_iterations_per_pair == 0 {
+            return Err(CcdError::InvalidOption {
+                name: "max_ca_iterations_per_pair",
+                value: 0.0,
+                why: "must be at least 1",
+            });
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_valid_and_builders_set_fields() {
+        let o = CcdOptions::default();
+        assert!(o.validate().is_ok());
+        let o = o
+            .with_distance_threshold(1e-3)
+            .with_max_ca_iterations_per_pair(7)
+            .with_enclosure(EnclosureKind::Interval)
+            .with_temporal_culling(false)
+            .with_self_collision(false)
+            .with_early_out(true);
+        assert_eq!(o.distance_threshold, 1e-3);
+        assert_eq!(o.max_ca_iterations_per_pair, 7);
+        assert_eq!(o.enclosure, EnclosureKind::Interval);
+        assert!(!o.temporal_culling && !o.self_collision && o.early_out);
+    }
+
+    #[test]
+    fn out_of_range_options_are_rejected() {
+        for t in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            let o = CcdOptions::default().with_distance_threshold(t);
+            assert!(matches!(
+                o.validate(),
+                Err(CcdError::InvalidOption {
+                    name: "distance_threshold",
+                    ..
+                })
+            ));
+        }
+        let o = CcdOptions::default().with_max_ca_iterations_per_pair(0);
+        assert!(o.validate().is_err());
+    }
+}
