@@ -567,3 +567,131 @@ proptest! {
         check_with(&body, &obs, &q0, &q1, options);
     }
 }
+
+/// Two arms as two roots of one tree: a base at the origin and one at
+/// x = 3 turned to face it.
+fn two_arms() -> ArticulatedBody {
+    let facing = DAffine3::from_rotation_translation(
+        glam::DQuat::from_rotation_z(PI),
+        DVec3::new(3.0, 0.0, 0.0),
+    );
+    let mut specs = Vec::new();
+    for (prefix, base) in [("a", DAffine3::IDENTITY), ("b", facing)] {
+        let name = |s: &str| format!("{prefix}_{s}");
+        specs.push(LinkSpec::new(name("base"), None).with_origin(base));
+        specs.push(
+            LinkSpec::new(name("l1"), Some(&name("base"))).with_joint(Joint::revolute(
+                name("j1"),
+                DVec3::Z,
+                -7.0,
+                7.0,
+            )),
+        );
+        specs.push(
+            LinkSpec::new(name("l2"), Some(&name("l1")))
+                .with_joint(Joint::revolute(name("j2"), DVec3::Y, -7.0, 7.0))
+                .with_origin(DAffine3::from_translation(DVec3::X * LENGTHS[0])),
+        );
+        specs.push(
+            LinkSpec::new(name("l3"), Some(&name("l2")))
+                .with_joint(Joint::revolute(name("j3"), DVec3::Y, -7.0, 7.0))
+                .with_origin(DAffine3::from_translation(DVec3::X * LENGTHS[1])),
+        );
+    }
+    let tree = KinematicTree::new(specs).unwrap();
+    let mut meshes = Vec::new();
+    for _ in 0..2 {
+        meshes.push(None);
+        meshes.extend(LENGTHS.iter().map(|&l| Some(beam(l))));
+    }
+    ArticulatedBody::new("two_arms", tree, meshes).unwrap()
+}
+
+#[test]
+fn two_bodies_collide_with_each_other() {
+    let body = two_arms();
+    // Both arms swing from pointing sideways to pointing at each other.
+    let q0 = [PI / 2.0, 0.0, 0.0, PI / 2.0, 0.0, 0.0];
+    let q1 = [0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
+    let r = check(&body, &[], &q0, &q1);
+    assert_eq!(r.status, CcdStatus::Collides);
+    let c = r.contact.unwrap();
+    let root = |l: usize| body.tree().links()[l].root();
+    let Other::Link(o) = c.other else {
+        panic!("expected a link–link contact, got {:?}", c.other)
+    };
+    assert_ne!(root(c.link), root(o), "the contact is between the two arms");
+    // Swinging away from each other stays free.
+    let r = check(&body, &[], &q0, &[PI, 0.0, 0.0, PI, 0.0, 0.0]);
+    assert_eq!(r.status, CcdStatus::Free);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
+
+    /// Random motions of the two arms against the oracle.
+    #[test]
+    fn two_bodies_random_motions(
+        q0 in prop::array::uniform6(-PI..PI),
+        dq in prop::array::uniform6(-1.0..1.0f64),
+    ) {
+        let body = two_arms();
+        let q1: Vec<f64> = q0.iter().zip(dq).map(|(a, d)| a + d).collect();
+        let start = InBetweenMotion::new(body.tree(), &q0, &q0).unwrap();
+        let (hit, _) = scene_at(&body, &[], &start, true, 0.0);
+        prop_assume!(!hit);
+        check(&body, &[], &q0, &q1);
+    }
+}
+
+/// A thin torus in the x–y plane: major radius `big`, tube radius `small`.
+fn torus(big: f64, small: f64) -> Arc<TriMesh> {
+    let (nu, nv) = (48u32, 8u32);
+    let mut v = Vec::new();
+    for i in 0..nu {
+        let u = 2.0 * PI * f64::from(i) / f64::from(nu);
+        for j in 0..nv {
+            let w = 2.0 * PI * f64::from(j) / f64::from(nv);
+            let rr = big + small * w.cos();
+            v.push(DVec3::new(rr * u.cos(), rr * u.sin(), small * w.sin()));
+        }
+    }
+    let at = |i: u32, j: u32| (i % nu) * nv + (j % nv);
+    let mut idx = Vec::new();
+    for i in 0..nu {
+        for j in 0..nv {
+            idx.push([at(i, j), at(i + 1, j), at(i + 1, j + 1)]);
+            idx.push([at(i, j), at(i + 1, j + 1), at(i, j + 1)]);
+        }
+    }
+    Arc::new(TriMesh::new(v, idx).unwrap())
+}
+
+#[test]
+fn sweep_through_a_thin_torus_is_caught() {
+    let body = arm();
+    // A ring with a 2 mm tube lying in the plane the arm sweeps, clear of
+    // the start and end poses.
+    let ring = vec![
+        Obstacle::fixed(
+            "ring",
+            torus(0.3, 0.002),
+            DAffine3::from_translation(DVec3::new(1.2, 1.2, 0.0)),
+        )
+        .unwrap(),
+    ];
+    let r = check(&body, &ring, &[0.0, 0.0, 0.0], &[PI / 2.0, 0.0, 0.0]);
+    assert_eq!(r.status, CcdStatus::Collides);
+    assert_eq!(r.contact.unwrap().other, Other::Obstacle(0));
+    // Lifted 0.2 m above the sweep, the same ring is missed.
+    let lifted = vec![
+        Obstacle::fixed(
+            "ring",
+            torus(0.3, 0.002),
+            DAffine3::from_translation(DVec3::new(1.2, 1.2, 0.2)),
+        )
+        .unwrap(),
+    ];
+    let r = check(&body, &lifted, &[0.0, 0.0, 0.0], &[PI / 2.0, 0.0, 0.0]);
+    assert_eq!(r.status, CcdStatus::Free);
+}
