@@ -297,57 +297,15 @@ fn check_closed(indices: &[[u32; 3]]) -> Result<(), GeometryError> {
     }
 }
 
-/// Eigen-decomposition of a symmetric 3×3 matrix by cyclic Jacobi
-/// rotations: ascending eigenvalues and a right-handed rotation whose
-/// columns are the eigenvectors.
+/// Eigen-decomposition of a symmetric 3×3 matrix (the Jacobi solver of
+/// the bounding-volume fits): ascending eigenvalues and a right-handed
+/// rotation whose columns are the eigenvectors.
 fn symmetric_eigen(m: DMat3) -> (DVec3, DMat3) {
-    let mut a = m.to_cols_array_2d();
-    let mut v = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
-    // Jacobi converges quadratically; 32 sweeps are far more than f64 needs
-    // and bound the loop for any input (NaN included).
-    for _ in 0..32 {
-        let off = a[0][1].abs() + a[0][2].abs() + a[1][2].abs();
-        let diag = a[0][0].abs() + a[1][1].abs() + a[2][2].abs();
-        if off <= f64::EPSILON * f64::EPSILON * diag || off == 0.0 || off.is_nan() {
-            break;
-        }
-        for (p, q) in [(0, 1), (0, 2), (1, 2)] {
-            if a[p][q] == 0.0 {
-                continue;
-            }
-            let theta = (a[q][q] - a[p][p]) / (2.0 * a[p][q]);
-            let t = theta.signum() / (theta.abs() + (theta * theta + 1.0).sqrt());
-            let t = if theta.is_infinite() { 0.0 } else { t };
-            let c = 1.0 / (t * t + 1.0).sqrt();
-            let s = t * c;
-            // A ← Jᵀ A J with the rotation J in the (p, q) plane.
-            for k in 0..3 {
-                let (akp, akq) = (a[k][p], a[k][q]);
-                a[k][p] = c * akp - s * akq;
-                a[k][q] = s * akp + c * akq;
-            }
-            for k in 0..3 {
-                let (apk, aqk) = (a[p][k], a[q][k]);
-                a[p][k] = c * apk - s * aqk;
-                a[q][k] = s * apk + c * aqk;
-            }
-            for row in &mut v {
-                let (vp, vq) = (row[p], row[q]);
-                row[p] = c * vp - s * vq;
-                row[q] = s * vp + c * vq;
-            }
-        }
-    }
-    // Column k of `v` (indexed [row][column]) is the eigenvector of a[k][k].
+    let (l, v) = crate::bv::fit::symmetric_eigen(m.to_cols_array_2d());
     let mut order = [0, 1, 2];
-    order.sort_by(|&i, &j| a[i][i].total_cmp(&a[j][j]));
-    let values = DVec3::new(
-        a[order[0]][order[0]],
-        a[order[1]][order[1]],
-        a[order[2]][order[2]],
-    );
-    let column = |k: usize| DVec3::new(v[0][k], v[1][k], v[2][k]);
-    let axes = DMat3::from_cols(column(order[0]), column(order[1]), column(order[2]));
+    order.sort_by(|&i, &j| l[i].total_cmp(&l[j]));
+    let values = DVec3::new(l[order[0]], l[order[1]], l[order[2]]);
+    let axes = DMat3::from_cols(v[order[0]], v[order[1]], v[order[2]]);
     let axes = if axes.determinant() < 0.0 {
         DMat3::from_cols(axes.x_axis, axes.y_axis, -axes.z_axis)
     } else {
