@@ -278,13 +278,7 @@ impl Tessellation {
     pub fn capsule(&self, r: f64, l: f64) -> Result<TriMesh, GeometryError> {
         self.check()?;
         positive("radius", r)?;
-        if !(l.is_finite() && l >= 0.0) {
-            return Err(GeometryError::InvalidParameter {
-                name: "capsule length",
-                value: l,
-                why: "must be finite and non-negative",
-            });
-        }
+        crate::error::non_negative("capsule length", l)?;
         let (n, m) = (self.segments, self.rings.div_ceil(2) * 2);
         let mut v = Vec::new();
         for i in 0..=m {

@@ -260,3 +260,17 @@ fn location(file: &str, line: Option<usize>) -> String {
         None => file.to_owned(),
     }
 }
+
+/// `Ok` when `value` is finite and non-negative, else
+/// [`GeometryError::InvalidParameter`] naming it.
+pub(crate) fn non_negative(name: &'static str, value: f64) -> Result<(), GeometryError> {
+    if value >= 0.0 && value.is_finite() {
+        Ok(())
+    } else {
+        Err(GeometryError::InvalidParameter {
+            name,
+            value,
+            why: "must be finite and non-negative",
+        })
+    }
+}

@@ -177,13 +177,7 @@ impl ConvexHull {
             ("relative_tolerance", options.relative_tolerance),
             ("absolute_tolerance", options.absolute_tolerance),
         ] {
-            if !(value >= 0.0 && value.is_finite()) {
-                return Err(GeometryError::InvalidParameter {
-                    name,
-                    value,
-                    why: "must be finite and non-negative",
-                });
-            }
+            crate::error::non_negative(name, value)?;
         }
         if points.is_empty() {
             return Err(GeometryError::EmptyPointSet);

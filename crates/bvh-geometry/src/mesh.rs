@@ -220,13 +220,7 @@ impl TriMesh {
         options: &MeshOptions,
     ) -> Result<(Self, MeshReport), GeometryError> {
         let tol = options.zero_area_tolerance;
-        if !(tol >= 0.0 && tol.is_finite()) {
-            return Err(GeometryError::InvalidParameter {
-                name: "zero_area_tolerance",
-                value: tol,
-                why: "must be finite and non-negative",
-            });
-        }
+        crate::error::non_negative("zero_area_tolerance", tol)?;
         check_vertices(&vertices)?;
         for (t, tri) in indices.iter().enumerate() {
             for (corner, &index) in tri.iter().enumerate() {

@@ -278,13 +278,7 @@ impl SweptVolumeMonitor {
             });
         }
         let s = options.safety_distance;
-        if !(s.is_finite() && s >= 0.0) {
-            return Err(GeometryError::InvalidParameter {
-                name: "safety_distance",
-                value: s,
-                why: "must be finite and non-negative",
-            });
-        }
+        crate::error::non_negative("safety_distance", s)?;
         let groups = rigid_groups(&tree);
         let mut keys: Vec<SweptKey> = Vec::new();
         let mut key = |link: usize, frame: Option<usize>| {

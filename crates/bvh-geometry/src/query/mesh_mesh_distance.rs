@@ -226,13 +226,7 @@ pub fn approximate_distance<BV: DistanceVolume>(
     ws: &mut DistanceWorkspace,
     cache: Option<&mut DistanceCache>,
 ) -> Result<MeshDistance, GeometryError> {
-    if !(rel_error >= 0.0 && rel_error.is_finite()) {
-        return Err(GeometryError::InvalidParameter {
-            name: "rel_error",
-            value: rel_error,
-            why: "must be finite and non-negative",
-        });
-    }
+    crate::error::non_negative("rel_error", rel_error)?;
     let p = Posed::new(a, b);
     let mut stats = QueryStats::default();
     let best = search(&p, rel_error, f64::INFINITY, 0.0, cache, ws, &mut stats);
@@ -268,13 +262,7 @@ pub fn within_distance<BV: DistanceVolume>(
     tolerance: f64,
     ws: &mut DistanceWorkspace,
 ) -> Result<WithinDistance, GeometryError> {
-    if !(tolerance >= 0.0 && tolerance.is_finite()) {
-        return Err(GeometryError::InvalidParameter {
-            name: "tolerance",
-            value: tolerance,
-            why: "must be finite and non-negative",
-        });
-    }
+    crate::error::non_negative("tolerance", tolerance)?;
     let p = Posed::new(a, b);
     let mut stats = QueryStats::default();
     let best = search(&p, 0.0, tolerance, tolerance, None, ws, &mut stats);
@@ -382,13 +370,7 @@ pub fn greedy_distance<BV: DistanceVolume>(
     ws: &mut DistanceWorkspace,
 ) -> Result<GreedyDistance, GeometryError> {
     let eps = options.clearance;
-    if !(eps >= 0.0 && eps.is_finite()) {
-        return Err(GeometryError::InvalidParameter {
-            name: "clearance",
-            value: eps,
-            why: "must be finite and non-negative",
-        });
-    }
+    crate::error::non_negative("clearance", eps)?;
     let p = Posed::new(a, b);
     let mut stats = QueryStats::default();
     let done = |lower_bound: f64, status: GreedyStatus, stats: QueryStats| {
