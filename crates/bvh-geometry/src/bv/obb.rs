@@ -68,7 +68,7 @@ impl Obb {
         Ok(Self::fit_unchecked(points, axes))
     }
 
-    fn fit_unchecked(points: &[DVec3], axes: DMat3) -> Self {
+    pub(crate) fn fit_unchecked(points: &[DVec3], axes: DMat3) -> Self {
         let (mut lo, mut hi) = (DVec3::INFINITY, DVec3::NEG_INFINITY);
         for p in points {
             let u = axes.transpose() * *p;

@@ -75,7 +75,7 @@ impl Rss {
         Ok(Self::fit_unchecked(points, axes))
     }
 
-    fn fit_unchecked(points: &[DVec3], axes: DMat3) -> Self {
+    pub(crate) fn fit_unchecked(points: &[DVec3], axes: DMat3) -> Self {
         let local = |p: DVec3| axes.transpose() * p;
         let (mut minz, mut maxz) = (f64::INFINITY, f64::NEG_INFINITY);
         for p in points {

@@ -72,6 +72,24 @@ pub trait BvhVolume: BoundingVolume + Send + Sync {
     fn fit_with_axes(triangles: &[[DVec3; 3]], _axes: DMat3) -> Result<Self, FitError> {
         Self::from_triangles(triangles)
     }
+    /// The builder's fit of a node: as [`BvhVolume::fit_with_axes`] with
+    /// the node's principal frame, or [`BoundingVolume::from_triangles`]
+    /// when it has none; oriented volumes skip re-validating triangles the
+    /// builder validated at the root. Only callable by the builder.
+    ///
+    /// # Errors
+    /// As [`BvhVolume::fit_with_axes`].
+    #[doc(hidden)]
+    fn fit_validated(
+        triangles: &[[DVec3; 3]],
+        axes: Option<DMat3>,
+        _: sealed::Validated,
+    ) -> Result<Self, FitError> {
+        match axes {
+            Some(axes) => Self::fit_with_axes(triangles, axes),
+            None => Self::from_triangles(triangles),
+        }
+    }
     /// The frame whose axes (columns) are the candidate split directions:
     /// the volume's own axes for oriented volumes, the world axes otherwise.
     fn split_axes(&self) -> DMat3;
@@ -174,6 +192,17 @@ impl BvhVolume for Obb {
     fn fit_with_axes(triangles: &[[DVec3; 3]], axes: DMat3) -> Result<Self, FitError> {
         Self::from_points_with_axes(triangles.as_flattened(), axes)
     }
+    fn fit_validated(
+        triangles: &[[DVec3; 3]],
+        axes: Option<DMat3>,
+        _: sealed::Validated,
+    ) -> Result<Self, FitError> {
+        // The builder's frames are orthonormal (a principal frame).
+        match axes {
+            Some(axes) => Ok(Self::fit_unchecked(triangles.as_flattened(), axes)),
+            None => Self::from_triangles(triangles),
+        }
+    }
     fn split_axes(&self) -> DMat3 {
         self.axes
     }
@@ -201,6 +230,17 @@ impl BvhVolume for Rss {
     const ORIENTED: bool = true;
     fn fit_with_axes(triangles: &[[DVec3; 3]], axes: DMat3) -> Result<Self, FitError> {
         Self::from_points_with_axes(triangles.as_flattened(), axes)
+    }
+    fn fit_validated(
+        triangles: &[[DVec3; 3]],
+        axes: Option<DMat3>,
+        _: sealed::Validated,
+    ) -> Result<Self, FitError> {
+        // The builder's frames are orthonormal (a principal frame).
+        match axes {
+            Some(axes) => Ok(Self::fit_unchecked(triangles.as_flattened(), axes)),
+            None => Self::from_triangles(triangles),
+        }
     }
     fn split_axes(&self) -> DMat3 {
         self.axes
@@ -337,13 +377,6 @@ pub struct Bvh<BV> {
     depth: usize,
 }
 
-/// Per-node build work: the node, its triangle range and its depth.
-struct Pending {
-    node: usize,
-    range: Range<usize>,
-    depth: usize,
-}
-
 impl<BV: BvhVolume> Bvh<BV> {
     /// Builds the hierarchy with [`BvhOptions::default`].
     ///
@@ -375,90 +408,17 @@ impl<BV: BvhVolume> Bvh<BV> {
         }
         let mut tris: Vec<[DVec3; 3]> = mesh.triangles().collect();
         let mut ids: Vec<u32> = (0..n as u32).collect();
-        let mut keys: Vec<(f64, u32)> = Vec::with_capacity(n);
-        let mut scratch_tris: Vec<[DVec3; 3]> = Vec::with_capacity(n);
-        let mut scratch_ids: Vec<u32> = Vec::with_capacity(n);
-
+        // The root fit validates every coordinate; the nodes below fit
+        // subsets of the same triangles and skip the check.
         let root_bv = BV::from_triangles(&tris)?;
         // Per-triangle area moments, summed per node for oriented volumes.
         let moments = BV::ORIENTED.then(|| triangle_moments(&tris));
-        // A binary tree with ⌈n / leaf⌉ or more leaves has fewer than 2n
-        // nodes; reserving avoids regrowth on large meshes.
-        let mut nodes = Vec::with_capacity(2 * n.div_ceil(leaf));
-        nodes.push(BvhNode {
-            bv: root_bv,
-            index: 0,
-            count: 0,
-        });
-        let mut depth = 0;
-        let mut stack = vec![Pending {
-            node: 0,
-            range: 0..n,
-            depth: 0,
-        }];
-        while let Some(Pending {
-            node,
-            range,
-            depth: d,
-        }) = stack.pop()
-        {
-            depth = depth.max(d);
-            let len = range.len();
-            if len <= leaf {
-                nodes[node].index = range.start as u32;
-                nodes[node].count = len as u32;
-                continue;
-            }
-            let bv = nodes[node].bv;
-            let mid = split(
-                &mut tris[range.clone()],
-                &mut ids[range.clone()],
-                bv.split_axes(),
-                options.split,
-                &mut keys,
-                &mut scratch_tris,
-                &mut scratch_ids,
-            );
-            let (left, right) = (range.start..range.start + mid, range.start + mid..range.end);
-            let first = nodes.len();
-            // The two children are fitted independently; large ones on two
-            // threads (the result does not depend on the thread count).
-            let fit = |r: &Range<usize>| {
-                let t = &tris[r.clone()];
-                match moments
-                    .as_deref()
-                    .and_then(|m| moments_frame(m, &ids[r.clone()]))
-                {
-                    Some(axes) => BV::fit_with_axes(t, axes),
-                    None => BV::from_triangles(t),
-                }
-            };
-            let (bl, br) = if len >= PARALLEL_FIT {
-                rayon::join(|| fit(&left), || fit(&right))
-            } else {
-                (fit(&left), fit(&right))
-            };
-            for bv in [bl?, br?] {
-                nodes.push(BvhNode {
-                    bv,
-                    index: 0,
-                    count: 0,
-                });
-            }
-            nodes[node].index = first as u32;
-            // Right pushed first: the left subtree is finished first, a
-            // depth-first order of leaves along the triangle array.
-            stack.push(Pending {
-                node: first + 1,
-                range: right,
-                depth: d + 1,
-            });
-            stack.push(Pending {
-                node: first,
-                range: left,
-                depth: d + 1,
-            });
-        }
+        let build = Build {
+            moments: moments.as_deref(),
+            leaf,
+            split: options.split,
+        };
+        let (nodes, depth) = build.subtree(&mut tris, &mut ids, 0, root_bv)?;
         Ok(Self {
             nodes,
             triangles: ids,
@@ -599,6 +559,181 @@ impl<BV> Bvh<BV> {
     }
 }
 
+/// Subtrees of at least this many triangles build their two halves on two
+/// threads (the tree does not depend on the thread count).
+const PARALLEL_BUILD: usize = 16_384;
+
+/// The proof, passed to [`BvhVolume::fit_validated`], that the builder
+/// validated the triangles; it cannot be named outside this module.
+mod sealed {
+    #[derive(Debug, Clone, Copy)]
+    pub struct Validated(pub(super) ());
+}
+
+/// What every node of one build shares.
+struct Build<'a> {
+    /// Per-triangle moments (oriented volumes), indexed by triangle id.
+    moments: Option<&'a [[f64; 10]]>,
+    leaf: usize,
+    split: SplitRule,
+}
+
+/// Per-node build work of [`Build::serial`]: the node, its triangle range
+/// and its depth.
+struct Pending {
+    node: usize,
+    range: Range<usize>,
+    depth: usize,
+}
+
+/// Reusable buffers of [`split`].
+#[derive(Default)]
+struct Scratch {
+    keys: Vec<(f64, u32)>,
+    tris: Vec<[DVec3; 3]>,
+    ids: Vec<u32>,
+}
+
+impl Build<'_> {
+    /// Builds the subtree over `tris` / `ids` (positions `offset..` of the
+    /// whole triangle array) whose root volume is `bv`. Returns its nodes,
+    /// root first, child indices local to the returned vector, and its
+    /// depth. Large subtrees build their two halves in parallel and lay out
+    /// the nodes as: root, the two child roots, the rest of the left
+    /// subtree, the rest of the right one.
+    fn subtree<BV: BvhVolume>(
+        &self,
+        tris: &mut [[DVec3; 3]],
+        ids: &mut [u32],
+        offset: usize,
+        bv: BV,
+    ) -> Result<(Vec<BvhNode<BV>>, usize), FitError> {
+        if tris.len() < PARALLEL_BUILD {
+            return self.serial(tris, ids, offset, bv);
+        }
+        let (mid, bl, br) = self.split_node(tris, ids, &bv, &mut Scratch::default())?;
+        let (lt, rt) = tris.split_at_mut(mid);
+        let (li, ri) = ids.split_at_mut(mid);
+        let (left, right) = rayon::join(
+            || self.subtree(lt, li, offset, bl),
+            || self.subtree(rt, ri, offset + mid, br),
+        );
+        let ((left, dl), (right, dr)) = (left?, right?);
+        let nl = left.len();
+        let shift = |mut node: BvhNode<BV>, by: usize| {
+            if !node.is_leaf() {
+                node.index += by as u32;
+            }
+            node
+        };
+        let mut nodes = Vec::with_capacity(1 + nl + right.len());
+        nodes.push(BvhNode {
+            bv,
+            index: 1,
+            count: 0,
+        });
+        nodes.push(shift(left[0], 2));
+        nodes.push(shift(right[0], nl + 1));
+        nodes.extend(left[1..].iter().map(|&n| shift(n, 2)));
+        nodes.extend(right[1..].iter().map(|&n| shift(n, nl + 1)));
+        Ok((nodes, 1 + dl.max(dr)))
+    }
+
+    /// [`Build::subtree`] on one thread, depth first: leaves in order along
+    /// the triangle array.
+    fn serial<BV: BvhVolume>(
+        &self,
+        tris: &mut [[DVec3; 3]],
+        ids: &mut [u32],
+        offset: usize,
+        bv: BV,
+    ) -> Result<(Vec<BvhNode<BV>>, usize), FitError> {
+        let n = tris.len();
+        let mut scratch = Scratch::default();
+        // A binary tree with ⌈n / leaf⌉ or more leaves has fewer than 2n
+        // nodes; reserving avoids regrowth on large meshes.
+        let mut nodes = Vec::with_capacity(2 * n.div_ceil(self.leaf));
+        nodes.push(BvhNode {
+            bv,
+            index: 0,
+            count: 0,
+        });
+        let mut depth = 0;
+        let mut stack = vec![Pending {
+            node: 0,
+            range: 0..n,
+            depth: 0,
+        }];
+        while let Some(Pending {
+            node,
+            range,
+            depth: d,
+        }) = stack.pop()
+        {
+            depth = depth.max(d);
+            let len = range.len();
+            if len <= self.leaf {
+                nodes[node].index = (offset + range.start) as u32;
+                nodes[node].count = len as u32;
+                continue;
+            }
+            let bv = nodes[node].bv;
+            let (mid, bl, br) = self.split_node(
+                &mut tris[range.clone()],
+                &mut ids[range.clone()],
+                &bv,
+                &mut scratch,
+            )?;
+            let first = nodes.len();
+            for bv in [bl, br] {
+                nodes.push(BvhNode {
+                    bv,
+                    index: 0,
+                    count: 0,
+                });
+            }
+            nodes[node].index = first as u32;
+            // Right pushed first: the left subtree is finished first.
+            stack.push(Pending {
+                node: first + 1,
+                range: range.start + mid..range.end,
+                depth: d + 1,
+            });
+            stack.push(Pending {
+                node: first,
+                range: range.start..range.start + mid,
+                depth: d + 1,
+            });
+        }
+        Ok((nodes, depth))
+    }
+
+    /// Splits one node's triangles (see [`split`]) and fits its two
+    /// children; large ones on two threads.
+    fn split_node<BV: BvhVolume>(
+        &self,
+        tris: &mut [[DVec3; 3]],
+        ids: &mut [u32],
+        bv: &BV,
+        scratch: &mut Scratch,
+    ) -> Result<(usize, BV, BV), FitError> {
+        let len = tris.len();
+        let mid = split(tris, ids, bv.split_axes(), self.split, scratch);
+        let (lt, rt) = tris.split_at(mid);
+        let (li, ri) = ids.split_at(mid);
+        let fit = |t: &[[DVec3; 3]], i: &[u32]| {
+            let axes = self.moments.and_then(|m| moments_frame(m, i));
+            BV::fit_validated(t, axes, sealed::Validated(()))
+        };
+        let (bl, br) = if len >= PARALLEL_FIT {
+            rayon::join(|| fit(lt, li), || fit(rt, ri))
+        } else {
+            (fit(lt, li), fit(rt, ri))
+        };
+        Ok((mid, bl?, br?))
+    }
+}
+
 /// Area, first moment and second moment (upper triangle) of each
 /// triangle relative to the first vertex of the first triangle, as in
 /// [`fit::covariance_triangles`] (a fixed origin instead of each node's own
@@ -669,10 +804,13 @@ fn split(
     ids: &mut [u32],
     axes: DMat3,
     rule: SplitRule,
-    keys: &mut Vec<(f64, u32)>,
-    scratch_tris: &mut Vec<[DVec3; 3]>,
-    scratch_ids: &mut Vec<u32>,
+    scratch: &mut Scratch,
 ) -> usize {
+    let Scratch {
+        keys,
+        tris: scratch_tris,
+        ids: scratch_ids,
+    } = scratch;
     let len = tris.len();
     // Centroids times 3: the factor changes no order or spread.
     let (mut lo, mut hi) = (DVec3::INFINITY, DVec3::NEG_INFINITY);
@@ -780,6 +918,63 @@ mod tests {
             Bvh::<Aabb>::build(&mesh, &BvhOptions::default().with_max_leaf_triangles(1)).unwrap();
         assert_eq!(bvh.depth(), 9);
         assert_eq!(bvh.num_nodes(), 1023);
+    }
+
+    /// A mesh large enough for the parallel subtree layout: every node
+    /// reached exactly once from the root, every node's volume holds every
+    /// triangle below it, every triangle in exactly one leaf, and the depth
+    /// matches the reached nodes.
+    #[test]
+    fn parallel_layout_is_a_valid_tree() {
+        let mesh = grid(110); // 24,200 triangles ≥ PARALLEL_BUILD
+        assert!(mesh.num_triangles() >= PARALLEL_BUILD);
+        let tris: Vec<[DVec3; 3]> = mesh.triangles().collect();
+        let bvh = Bvh::<Rss>::new(&mesh).unwrap();
+        let mut reached = vec![0; bvh.num_nodes()];
+        let mut seen = vec![0; mesh.num_triangles()];
+        let mut max_depth = 0;
+        // (node, depth, triangles below collected at the leaves)
+        let mut stack = vec![(0, 0)];
+        while let Some((i, d)) = stack.pop() {
+            reached[i] += 1;
+            max_depth = max_depth.max(d);
+            let node = bvh.nodes()[i];
+            match node.children() {
+                Some([l, r]) => {
+                    stack.push((l, d + 1));
+                    stack.push((r, d + 1));
+                }
+                None => {
+                    for &t in bvh.leaf_triangles(&node) {
+                        seen[t as usize] += 1;
+                    }
+                }
+            }
+        }
+        assert!(reached.iter().all(|&c| c == 1));
+        assert!(seen.iter().all(|&c| c == 1));
+        assert_eq!(max_depth, bvh.depth());
+        // Containment: each leaf's triangles are inside every ancestor.
+        let mut path = vec![(0usize, Vec::<usize>::new())];
+        while let Some((i, ancestors)) = path.pop() {
+            let node = bvh.nodes()[i];
+            let mut chain = ancestors.clone();
+            chain.push(i);
+            match node.children() {
+                Some([l, r]) => {
+                    path.push((l, chain.clone()));
+                    path.push((r, chain));
+                }
+                None => {
+                    for &t in bvh.leaf_triangles(&node) {
+                        for &a in &chain {
+                            let bv = bvh.nodes()[a].bv;
+                            assert!(tris[t as usize].iter().all(|&p| bv.contains_point(p)));
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]
