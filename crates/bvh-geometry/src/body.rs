@@ -379,6 +379,68 @@ impl ArticulatedBody {
         })
     }
 
+    /// One body made of several, each placed at its base pose: their trees
+    /// become the roots of one forest, so configurations hold the bodies'
+    /// joint values in the order given (DESIGN.md §3: several robots are
+    /// several roots of one tree). Link and joint names are prefixed with
+    /// `body/` ("puma/link2"); the links' geometry is shared, not rebuilt.
+    ///
+    /// # Errors
+    /// [`GeometryError::Kinematics`] when the combined tree is rejected:
+    /// two bodies of the same name give duplicate link names, and a base
+    /// pose that is not finite or not a rotation is named by its body.
+    pub fn combine(
+        name: impl Into<String>,
+        parts: &[(&Self, DAffine3)],
+    ) -> Result<Self, GeometryError> {
+        let total = parts.iter().map(|(b, _)| b.tree.len()).sum();
+        let mut specs = Vec::with_capacity(total);
+        let mut geometry: Vec<(String, Option<LinkGeometry>)> = Vec::with_capacity(total);
+        for (body, base) in parts {
+            let links = body.tree.links();
+            for (link, g) in links.iter().zip(&body.links) {
+                let named = format!("{}/{}", body.name, link.name());
+                let parent = link
+                    .parent()
+                    .map(|p| format!("{}/{}", body.name, links[p].name()));
+                let mut joint = link.joint().clone();
+                joint.name = format!("{}/{}", body.name, joint.name);
+                let origin = if link.parent().is_some() {
+                    *link.origin()
+                } else {
+                    *base * *link.origin()
+                };
+                specs.push(
+                    armature_kinematics::LinkSpec::new(named.clone(), parent.as_deref())
+                        .with_joint(joint)
+                        .with_origin(origin),
+                );
+                geometry.push((named, g.clone()));
+            }
+        }
+        let tree = KinematicTree::new(specs).map_err(|source| GeometryError::Kinematics {
+            context: "combined bodies".to_owned(),
+            source,
+        })?;
+        // The tree keeps the input order (each body's links already follow
+        // their parents); look the names up anyway rather than rely on it.
+        let mut links = vec![None; tree.len()];
+        for (named, g) in geometry {
+            let i = tree
+                .link_index(&named)
+                .map_err(|source| GeometryError::Kinematics {
+                    context: format!("combined link `{named}`"),
+                    source,
+                })?;
+            links[i] = g;
+        }
+        Ok(Self {
+            name: name.into(),
+            tree,
+            links,
+        })
+    }
+
     /// The body's name.
     #[must_use]
     pub fn name(&self) -> &str {

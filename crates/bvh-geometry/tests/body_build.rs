@@ -284,3 +284,53 @@ mod urdf {
         ));
     }
 }
+
+fn two_link_arm(name: &str) -> ArticulatedBody {
+    let tree = KinematicTree::new(vec![
+        LinkSpec::new("base", None),
+        LinkSpec::new("arm", Some("base"))
+            .with_joint(Joint::revolute("j1", DVec3::Z, -3.0, 3.0))
+            .with_origin(DAffine3::from_translation(DVec3::Z * 0.5)),
+    ])
+    .unwrap();
+    ArticulatedBody::new(name, tree, vec![Some(cube(0.2)), Some(cube(0.1))]).unwrap()
+}
+
+/// Combined bodies: roots placed at their bases, names prefixed, joint
+/// values in body order, poses equal to each body's own poses moved by its
+/// base, geometry shared.
+#[test]
+fn combined_bodies_are_roots_of_one_tree() {
+    let a = two_link_arm("left");
+    let b = two_link_arm("right");
+    let base_b =
+        DAffine3::from_rotation_translation(DQuat::from_rotation_z(0.7), DVec3::new(2.0, 0.0, 0.0));
+    let both = ArticulatedBody::combine("cell", &[(&a, DAffine3::IDENTITY), (&b, base_b)]).unwrap();
+    let tree = both.tree();
+    assert_eq!(tree.len(), 4);
+    assert_eq!(tree.nq(), 2);
+    assert_eq!(tree.link_index("right/arm").unwrap(), 3);
+    assert_eq!(tree.links()[3].joint().name, "right/j1");
+    assert_eq!(tree.links()[2].root(), 2);
+    let q = [0.3, -1.1];
+    let poses = tree.poses(&q).unwrap();
+    let pa = a.tree().poses(&q[..1]).unwrap();
+    let pb = b.tree().poses(&q[1..]).unwrap();
+    for (i, want) in pa
+        .iter()
+        .chain(pb.iter().map(|p| base_b * *p).collect::<Vec<_>>().iter())
+        .enumerate()
+    {
+        assert!(poses[i].abs_diff_eq(*want, 1e-12), "link {i}");
+    }
+    let g = both.links()[3].as_ref().unwrap();
+    assert!(Arc::ptr_eq(&g.mesh, &b.links()[1].as_ref().unwrap().mesh));
+    // Same body twice: duplicate names are a typed error.
+    assert!(matches!(
+        ArticulatedBody::combine("x", &[(&a, DAffine3::IDENTITY), (&a, base_b)]),
+        Err(GeometryError::Kinematics { .. })
+    ));
+    // A base that is not a rotation is rejected.
+    let bad = DAffine3::from_scale(DVec3::splat(2.0));
+    assert!(ArticulatedBody::combine("x", &[(&a, bad)]).is_err());
+}
