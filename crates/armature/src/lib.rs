@@ -6,6 +6,39 @@
 //! or with itself, and if so at what first time of contact, between which
 //! features. It also pushes an in-collision pose out with the least motion.
 //!
+//! ## Start here
+//!
+//! - [`Scene`]: robots from URDF (with STL / OBJ meshes) or from code,
+//!   obstacles from meshes, the pairs never tested, self-collision, the
+//!   distance threshold; read from a RON scene file ([`scene_file`]).
+//! - [`Pipeline`]: the stages of a query, composed once with
+//!   [`Pipeline::builder`]; [`Pipeline::first_contact`],
+//!   [`Pipeline::first_contact_batch`] (rayon, deterministic),
+//!   [`Pipeline::check`] (discrete collision and distance).
+//! - [`Error`]: one error type; every variant names the offending input.
+//! - The `armature` command line (`info`, `toc`, `check`; `--json`), built
+//!   with the default `cli` feature; its contract is in `docs/cli.md`.
+//! - `oracle` (feature `oracle`): the brute-force oracle that tests and the
+//!   benchmark suite check every answer against.
+//!
+//! ```no_run
+//! use armature::prelude::*;
+//!
+//! let scene = Scene::from_file("data/scenes/puma_pipes.ron")?;
+//! let pipeline = Pipeline::builder().build()?;
+//! let q0 = vec![0.0; scene.nq()];
+//! let mut q1 = q0.clone();
+//! q1[1] = 1.0;
+//! let report = pipeline.first_contact(&scene, &q0, &q1)?;
+//! if let Some(c) = report.contact {
+//!     println!("first contact at t = {} between {:?} and {:?}",
+//!              c.time, scene.link_name(c.link), scene.other_name(c.other));
+//! }
+//! # Ok::<(), armature::Error>(())
+//! ```
+//!
+//! ## Layers
+//!
 //! This facade re-exports every layer as a module; each layer also works on
 //! its own (depend on the single crate you need):
 //!
@@ -19,9 +52,6 @@
 //! | [`advance`] | `armature-conservative-advance` | CATCH conservative advancement (M4) |
 //! | [`bisection`] | `armature-adaptive-bisection` | adaptive-bisection path checking (M2) |
 //! | [`pd`] | `armature-penetration-depth` | generalized penetration depth (M5) |
-//!
-//! The scene type, the pipeline builder and the `armature` command line
-//! arrive with the facade issue.
 
 pub use armature_adaptive_bisection as bisection;
 pub use armature_bvh_geometry as geometry;
@@ -32,8 +62,28 @@ pub use armature_interval_taylor as interval;
 pub use armature_kinematics as kinematics;
 pub use armature_penetration_depth as pd;
 
+mod error;
+#[cfg(feature = "oracle")]
+pub mod oracle;
+pub mod pipeline;
+pub mod scene;
+pub mod scene_file;
+
+pub use error::Error;
+pub use pipeline::{
+    BroadPhase, CheckReport, ExactStage, Motion, PairWitness, Pipeline, PipelineBuilder, Prepared,
+};
+pub use scene::{BodyInfo, DEFAULT_DISTANCE_THRESHOLD, JointInfo, Scene, SceneBuilder};
+
+// Query answers users read without naming the layer they come from.
+pub use armature_conservative_advance::{CcdReport, CcdStats, CcdStatus, Contact, Other};
+
 /// The types most programs need, gathered from every layer.
 pub mod prelude {
+    pub use crate::{
+        BroadPhase, CcdReport, CcdStatus, CheckReport, Contact, Error, Other, Pipeline, Scene,
+    };
+    pub use armature_bvh_geometry::{ArticulatedBody, Obstacle, TriMesh};
     pub use armature_interval_taylor::prelude::*;
     pub use armature_kinematics::prelude::*;
 }

@@ -441,6 +441,14 @@ impl ArticulatedBody {
         })
     }
 
+    /// The body renamed (a URDF robot placed in a scene under the scene's
+    /// name for it).
+    #[must_use]
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
     /// The body's name.
     #[must_use]
     pub fn name(&self) -> &str {

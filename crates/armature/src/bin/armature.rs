@@ -1,0 +1,3 @@
+//! The `armature` command line.
+
+fn main() {}

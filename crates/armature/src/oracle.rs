@@ -1,0 +1,1 @@
+//! The brute-force oracle of DESIGN.md §4 (feature `oracle`).

@@ -1,0 +1,548 @@
+//! # Pipelines: the stages of a query, composed once
+//!
+//! **What.** A [`Pipeline`] fixes how queries on a [`Scene`] are answered:
+//! the broad phase (the dynamic link hierarchy with Taylor-model or
+//! interval enclosures of each link's box over the motion), the exact stage
+//! (conservative advancement, M4), temporal culling, the iteration budget,
+//! path-validity early-out, and the threads of batch queries. Later stages
+//! (swept-volume culling and root finding of M1, M2's adaptive bisection,
+//! M5's penetration depth) plug into the same builder.
+//!
+//! **Queries.** [`Pipeline::first_contact`] answers one motion `q0 → q1`
+//! (in-between motion, time normalised to `[0, 1]`) with a [`CcdReport`];
+//! [`Pipeline::first_contact_batch`] answers many on rayon, with results
+//! that do not depend on the thread count; [`Pipeline::prepare`] keeps the
+//! scene's prepared hierarchies for a stream of queries on one thread;
+//! [`Pipeline::check`] is the discrete test (collision and distance) at one
+//! configuration.
+//!
+//! **Guarantee.** As the exact stage's (DESIGN.md §5): a motion reported
+//! free does not collide (up to the scene's distance threshold), and a
+//! reported time of contact is never later than the true one.
+//!
+//! ```no_run
+//! use armature::{Pipeline, Scene};
+//!
+//! let scene = Scene::from_file("data/scenes/puma_pipes.ron")?;
+//! let pipeline = Pipeline::builder().temporal_culling(true).build()?;
+//! let q0 = vec![0.0; scene.nq()];
+//! let q1 = vec![0.5; scene.nq()];
+//! let report = pipeline.first_contact(&scene, &q0, &q1)?;
+//! println!("{:?} at {}", report.status, report.toc_lower_bound);
+//! # Ok::<(), armature::Error>(())
+//! ```
+
+use std::sync::Arc;
+
+use armature_bvh_geometry::query::{
+    CollideMode, CollideWorkspace, DistanceWorkspace, MeshObject, collide, distance,
+};
+use armature_bvh_geometry::{Aabb, LinkGeometry};
+use armature_conservative_advance::{CcdOptions, CcdReport, CcdScene, CcdWorkspace, Other};
+use armature_kinematics::EnclosureKind;
+use glam::{DAffine3, DVec3};
+use rayon::prelude::*;
+
+use crate::{Error, Scene};
+
+/// How the broad phase encloses each link's box over the motion.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum BroadPhase {
+    /// Taylor models (order 3): tight for long chains and large swings.
+    #[default]
+    Taylor,
+    /// Interval arithmetic: cheaper per link, looser down a chain.
+    Interval,
+}
+
+/// The exact stage that decides each potentially colliding pair.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ExactStage {
+    /// Conservative advancement with temporal culling (CATCH, M4).
+    #[default]
+    ConservativeAdvancement,
+}
+
+/// Answers continuous and discrete collision queries on scenes (see the
+/// [module docs](self)). Cheap to clone; `Send + Sync`.
+#[derive(Clone, Debug)]
+pub struct Pipeline {
+    broad_phase: BroadPhase,
+    exact: ExactStage,
+    temporal_culling: bool,
+    distance_threshold: Option<f64>,
+    max_iterations: usize,
+    early_out: bool,
+    threads: Option<usize>,
+    pool: Option<Arc<rayon::ThreadPool>>,
+}
+
+impl Default for Pipeline {
+    fn default() -> Self {
+        Self {
+            broad_phase: BroadPhase::default(),
+            exact: ExactStage::default(),
+            temporal_culling: true,
+            distance_threshold: None,
+            max_iterations: CcdOptions::default().max_ca_iterations_per_pair,
+            early_out: false,
+            threads: None,
+            pool: None,
+        }
+    }
+}
+
+/// Builds a [`Pipeline`]; every option has a documented default.
+#[derive(Clone, Debug, Default)]
+pub struct PipelineBuilder {
+    pipeline: Pipeline,
+}
+
+impl PipelineBuilder {
+    /// The broad phase (default [`BroadPhase::Taylor`]).
+    #[must_use]
+    pub const fn broad_phase(mut self, b: BroadPhase) -> Self {
+        self.pipeline.broad_phase = b;
+        self
+    }
+
+    /// The exact stage (default [`ExactStage::ConservativeAdvancement`]).
+    #[must_use]
+    pub const fn exact_stage(mut self, e: ExactStage) -> Self {
+        self.pipeline.exact = e;
+        self
+    }
+
+    /// Temporal culling of pairs by lower bounds on their time of contact
+    /// (default on; the answer is the same either way).
+    #[must_use]
+    pub const fn temporal_culling(mut self, on: bool) -> Self {
+        self.pipeline.temporal_culling = on;
+        self
+    }
+
+    /// Overrides the scene's distance threshold (default: the scene's).
+    #[must_use]
+    pub const fn distance_threshold(mut self, threshold: f64) -> Self {
+        self.pipeline.distance_threshold = Some(threshold);
+        self
+    }
+
+    /// Conservative-advancement iterations per pair before the answer is
+    /// [`armature_conservative_advance::CcdStatus::BudgetExhausted`]
+    /// (default 200).
+    #[must_use]
+    pub const fn max_iterations_per_pair(mut self, n: usize) -> Self {
+        self.pipeline.max_iterations = n;
+        self
+    }
+
+    /// Path-validity mode: stop at the first certain collision instead of
+    /// finding the first one (default off).
+    #[must_use]
+    pub const fn early_out(mut self, on: bool) -> Self {
+        self.pipeline.early_out = on;
+        self
+    }
+
+    /// Threads of batch queries (default: rayon's global pool, one thread
+    /// per core).
+    #[must_use]
+    pub const fn threads(mut self, n: usize) -> Self {
+        self.pipeline.threads = Some(n);
+        self
+    }
+
+    /// The pipeline.
+    ///
+    /// # Errors
+    /// [`Error::InvalidOption`] for a threshold that is not finite and
+    /// positive, zero iterations or zero threads; [`Error::ThreadPool`]
+    /// when the threads cannot be started.
+    pub fn build(mut self) -> Result<Pipeline, Error> {
+        let p = &mut self.pipeline;
+        if let Some(t) = p.distance_threshold
+            && !(t.is_finite() && t > 0.0)
+        {
+            return Err(Error::InvalidOption {
+                name: "distance_threshold",
+                value: t,
+                why: "must be finite and positive",
+            });
+        }
+        if p.max_iterations == 0 {
+            return Err(Error::InvalidOption {
+                name: "max_iterations_per_pair",
+                value: 0.0,
+                why: "must be at least 1",
+            });
+        }
+        if let Some(n) = p.threads {
+            if n == 0 {
+                return Err(Error::InvalidOption {
+                    name: "threads",
+                    value: 0.0,
+                    why: "must be at least 1",
+                });
+            }
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build()
+                .map_err(|e| Error::ThreadPool(e.to_string()))?;
+            p.pool = Some(Arc::new(pool));
+        }
+        Ok(self.pipeline)
+    }
+}
+
+/// One motion of a batch: start and end configurations.
+pub type Motion = (Vec<f64>, Vec<f64>);
+
+impl Pipeline {
+    /// A builder with the defaults.
+    #[must_use]
+    pub fn builder() -> PipelineBuilder {
+        PipelineBuilder::default()
+    }
+
+    /// The broad phase.
+    #[must_use]
+    pub const fn broad_phase(&self) -> BroadPhase {
+        self.broad_phase
+    }
+
+    /// The exact stage.
+    #[must_use]
+    pub const fn exact_stage(&self) -> ExactStage {
+        self.exact
+    }
+
+    /// The threads of batch queries (`None`: rayon's global pool).
+    #[must_use]
+    pub const fn threads(&self) -> Option<usize> {
+        self.threads
+    }
+
+    /// The conservative-advancement options this pipeline uses on `scene`.
+    #[must_use]
+    pub fn ccd_options(&self, scene: &Scene) -> CcdOptions {
+        CcdOptions::default()
+            .with_distance_threshold(
+                self.distance_threshold
+                    .unwrap_or_else(|| scene.distance_threshold()),
+            )
+            .with_max_ca_iterations_per_pair(self.max_iterations)
+            .with_enclosure(match self.broad_phase {
+                BroadPhase::Taylor => EnclosureKind::Taylor,
+                BroadPhase::Interval => EnclosureKind::Interval,
+            })
+            .with_temporal_culling(self.temporal_culling)
+            .with_self_collision(scene.self_collision())
+            .with_early_out(self.early_out)
+    }
+
+    /// Prepares `scene` for many queries on one thread: the motion-bound
+    /// tables and the hierarchies are built once.
+    ///
+    /// # Errors
+    /// [`Error::Ccd`] when the scene's geometry cannot be prepared.
+    pub fn prepare<'s>(&self, scene: &'s Scene) -> Result<Prepared<'s>, Error> {
+        let ccd = CcdScene::new(
+            scene.body(),
+            scene.obstacles(),
+            scene.disabled_pairs(),
+            &self.ccd_options(scene),
+        )?;
+        Ok(Prepared {
+            scene,
+            ccd,
+            ws: CcdWorkspace::new(),
+        })
+    }
+
+    /// The first contact while the scene's bodies move from `q0` to `q1`.
+    ///
+    /// # Errors
+    /// [`Error::Configuration`] (`q0` or `q1`) for a wrong length or a
+    /// non-finite value; [`Error::Ccd`] as the exact stage.
+    pub fn first_contact(&self, scene: &Scene, q0: &[f64], q1: &[f64]) -> Result<CcdReport, Error> {
+        scene.check_configuration("q0", q0)?;
+        scene.check_configuration("q1", q1)?;
+        self.prepare(scene)?.first_contact(q0, q1)
+    }
+
+    /// [`Pipeline::first_contact`] for every motion, on the pipeline's
+    /// threads. Each answer (status, contact, time, counts) is the one a
+    /// single query gives, whatever the number of threads; only the
+    /// measured times differ.
+    ///
+    /// # Errors
+    /// The outer error: the scene cannot be prepared
+    /// ([`Pipeline::prepare`]). Per motion, as [`Pipeline::first_contact`]
+    /// with the configurations named `motions[i].q0` / `motions[i].q1`.
+    pub fn first_contact_batch(
+        &self,
+        scene: &Scene,
+        motions: &[Motion],
+    ) -> Result<Vec<Result<CcdReport, Error>>, Error> {
+        // Fails here, once, for a scene that cannot be prepared.
+        drop(self.prepare(scene)?);
+        let run = || {
+            motions
+                .par_iter()
+                .enumerate()
+                .map_init(
+                    || self.prepare(scene).ok(),
+                    |prepared, (i, (q0, q1))| {
+                        scene.check_configuration(&format!("motions[{i}].q0"), q0)?;
+                        scene.check_configuration(&format!("motions[{i}].q1"), q1)?;
+                        match prepared {
+                            Some(p) => p.first_contact(q0, q1),
+                            // Prepared once above, so this is not reached;
+                            // answering through a fresh preparation keeps
+                            // it an error, not a panic, if it ever is.
+                            None => self.prepare(scene)?.first_contact(q0, q1),
+                        }
+                    },
+                )
+                .collect()
+        };
+        Ok(match &self.pool {
+            Some(pool) => pool.install(run),
+            None => run(),
+        })
+    }
+
+    /// The discrete test at one configuration: whether any tested pair
+    /// intersects (touching counts), and the smallest distance with its
+    /// pair and witness points.
+    ///
+    /// # Errors
+    /// [`Error::Configuration`] (`config`); [`Error::Geometry`] for poses
+    /// the queries reject.
+    pub fn check(&self, scene: &Scene, q: &[f64]) -> Result<CheckReport, Error> {
+        check(scene, q, true)
+    }
+
+    /// Whether any tested pair intersects at `q` (touching counts); stops
+    /// at the first intersecting pair and skips pairs whose world boxes are
+    /// apart. Cheaper than [`Pipeline::check`].
+    ///
+    /// # Errors
+    /// As [`Pipeline::check`].
+    pub fn collides(&self, scene: &Scene, q: &[f64]) -> Result<bool, Error> {
+        Ok(check(scene, q, false)?.colliding)
+    }
+}
+
+/// A scene prepared by [`Pipeline::prepare`] for queries on one thread.
+#[derive(Debug)]
+pub struct Prepared<'s> {
+    scene: &'s Scene,
+    ccd: CcdScene<'s>,
+    ws: CcdWorkspace,
+}
+
+impl Prepared<'_> {
+    /// The scene.
+    #[must_use]
+    pub const fn scene(&self) -> &Scene {
+        self.scene
+    }
+
+    /// As [`Pipeline::first_contact`], reusing the prepared hierarchies.
+    ///
+    /// # Errors
+    /// As [`Pipeline::first_contact`].
+    pub fn first_contact(&mut self, q0: &[f64], q1: &[f64]) -> Result<CcdReport, Error> {
+        self.scene.check_configuration("q0", q0)?;
+        self.scene.check_configuration("q1", q1)?;
+        Ok(self.ccd.first_contact(q0, q1, &mut self.ws)?)
+    }
+}
+
+/// The closest or intersecting pair of a [`CheckReport`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PairWitness {
+    /// The link.
+    pub link: usize,
+    /// The other member: an obstacle or a link.
+    pub other: Other,
+    /// Triangle of the link's mesh.
+    pub triangle_a: u32,
+    /// Triangle of the other's mesh.
+    pub triangle_b: u32,
+    /// Their distance (0 when they intersect).
+    pub distance: f64,
+    /// Closest point on the link (world).
+    pub point_a: DVec3,
+    /// Closest point on the other (world).
+    pub point_b: DVec3,
+}
+
+/// The answer of [`Pipeline::check`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CheckReport {
+    /// Whether some tested pair intersects (touching counts).
+    pub colliding: bool,
+    /// The first intersecting pair found, if any.
+    pub collision: Option<PairWitness>,
+    /// Smallest distance over the tested pairs (`+∞` when there is no
+    /// pair; not computed by [`Pipeline::collides`]).
+    pub distance: f64,
+    /// The pair realising [`CheckReport::distance`].
+    pub closest: Option<PairWitness>,
+    /// Pairs tested (after disabled, adjacent and box culling).
+    pub pairs_tested: usize,
+}
+
+/// One side of a pair at a configuration.
+struct Posed<'a> {
+    geometry: &'a LinkGeometry,
+    pose: DAffine3,
+    aabb: Aabb,
+}
+
+fn posed(g: &LinkGeometry, pose: DAffine3) -> Posed<'_> {
+    // The world box of the posed OBB: |M A| e about the mapped centre,
+    // widened by a relative allowance far above the rounding of these few
+    // products (the box only culls; the mesh queries decide).
+    let c = pose.transform_point3(g.obb.center);
+    let h = (pose.matrix3 * g.obb.axes).abs() * g.obb.half_extents;
+    let slack = 1e-9 * (h.element_sum() + c.abs().max_element() + 1.0);
+    let h = h + DVec3::splat(slack);
+    Posed {
+        geometry: g,
+        pose,
+        aabb: Aabb::new(c - h, c + h),
+    }
+}
+
+/// The discrete test: every allowed pair, intersection first; distances
+/// when `with_distance`, else stop at the first intersection.
+fn check(scene: &Scene, q: &[f64], with_distance: bool) -> Result<CheckReport, Error> {
+    scene.check_configuration("config", q)?;
+    let body = scene.body();
+    let tree = body.tree();
+    let poses = tree
+        .poses(q)
+        .map_err(|e| Error::kinematics("forward kinematics", e))?;
+    let links: Vec<Option<Posed<'_>>> = body
+        .links()
+        .iter()
+        .zip(&poses)
+        .map(|(g, p)| g.as_ref().map(|g| posed(g, *p)))
+        .collect();
+    let obstacles: Vec<Posed<'_>> = scene
+        .obstacles()
+        .iter()
+        .map(|o| posed(o.geometry(), o.pose_at(0.0)))
+        .collect();
+    let disabled = scene.disabled_pairs();
+    let mut pairs: Vec<(usize, Other)> = Vec::new();
+    for (i, a) in links.iter().enumerate() {
+        if a.is_none() {
+            continue;
+        }
+        for o in 0..obstacles.len() {
+            if !disabled.link_obstacle_disabled(i, o) {
+                pairs.push((i, Other::Obstacle(o)));
+            }
+        }
+        if scene.self_collision() {
+            for (j, b) in links.iter().enumerate().skip(i + 1) {
+                if b.is_some() && !tree.are_adjacent(i, j) && !disabled.links_disabled(i, j) {
+                    pairs.push((i, Other::Link(j)));
+                }
+            }
+        }
+    }
+    let mut report = CheckReport {
+        colliding: false,
+        collision: None,
+        distance: f64::INFINITY,
+        closest: None,
+        pairs_tested: 0,
+    };
+    let mut cws = CollideWorkspace::default();
+    let mut dws = DistanceWorkspace::default();
+    for (i, other) in pairs {
+        let Some(a) = links[i].as_ref() else { continue };
+        let b = match other {
+            Other::Obstacle(o) => &obstacles[o],
+            Other::Link(j) => match links[j].as_ref() {
+                Some(b) => b,
+                None => continue,
+            },
+        };
+        let context = || {
+            format!(
+                "pair {} / {}",
+                scene.link_name(i).unwrap_or("?"),
+                scene.other_name(other).unwrap_or("?")
+            )
+        };
+        let apart = !a.aabb.overlaps(&b.aabb);
+        if apart && (!with_distance || a.aabb.distance(&b.aabb) >= report.distance) {
+            continue;
+        }
+        report.pairs_tested += 1;
+        if !apart && report.collision.is_none() {
+            let ma = MeshObject::new(&a.geometry.mesh, &a.geometry.obb_tree, a.pose)
+                .map_err(|e| Error::geometry(context(), e))?;
+            let mb = MeshObject::new(&b.geometry.mesh, &b.geometry.obb_tree, b.pose)
+                .map_err(|e| Error::geometry(context(), e))?;
+            let c = collide(&ma, &mb, CollideMode::First, &mut cws);
+            if let (true, Some([ta, tb])) = (c.colliding, c.first) {
+                report.colliding = true;
+                report.collision = Some(PairWitness {
+                    link: i,
+                    other,
+                    triangle_a: ta,
+                    triangle_b: tb,
+                    distance: 0.0,
+                    point_a: a
+                        .pose
+                        .transform_point3(triangle_centroid(&a.geometry.mesh, ta)),
+                    point_b: b
+                        .pose
+                        .transform_point3(triangle_centroid(&b.geometry.mesh, tb)),
+                });
+                if !with_distance {
+                    return Ok(report);
+                }
+            }
+        }
+        if with_distance && report.distance > 0.0 {
+            let ma = MeshObject::new(&a.geometry.mesh, &a.geometry.rss_tree, a.pose)
+                .map_err(|e| Error::geometry(context(), e))?;
+            let mb = MeshObject::new(&b.geometry.mesh, &b.geometry.rss_tree, b.pose)
+                .map_err(|e| Error::geometry(context(), e))?;
+            let d = distance(&ma, &mb, &mut dws, None);
+            if d.distance < report.distance {
+                report.distance = d.distance;
+                report.closest = Some(PairWitness {
+                    link: i,
+                    other,
+                    triangle_a: d.triangle_a,
+                    triangle_b: d.triangle_b,
+                    distance: d.distance,
+                    point_a: d.point_a,
+                    point_b: d.point_b,
+                });
+            }
+        }
+    }
+    if report.colliding {
+        report.distance = 0.0;
+    }
+    Ok(report)
+}
+
+/// The centroid of triangle `t` (mesh frame); the origin if out of range.
+fn triangle_centroid(mesh: &armature_bvh_geometry::TriMesh, t: u32) -> DVec3 {
+    mesh.get_triangle(t as usize)
+        .map_or(DVec3::ZERO, |[p, q, r]| (p + q + r) / 3.0)
+}

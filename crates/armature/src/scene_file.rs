@@ -1,0 +1,214 @@
+//! # Scene files (RON)
+//!
+//! The form of DESIGN.md §6; paths are relative to the scene file, rotations
+//! are unit quaternions `(x, y, z, w)`, every field not marked optional is
+//! required, and a field the schema does not know is an error naming it.
+//!
+//! ```ron
+//! Scene(
+//!     bodies: [
+//!         Body(name: "puma", urdf: "../robots/puma560/puma560.urdf",
+//!              base: Pose(translation: (0.0, 0.0, 0.0), rotation: (0.0, 0.0, 0.0, 1.0))),
+//!     ],
+//!     obstacles: [
+//!         Obstacle(name: "pipes", mesh: "pipes.obj", scale: 1.0,
+//!                  pose: Pose(translation: (0.0, 0.0, 0.0), rotation: (0.0, 0.0, 0.0, 1.0))),
+//!     ],
+//!     disabled_pairs: [("puma/link2", "puma/link4")],
+//!     self_collision: true,
+//!     distance_threshold: 0.001,
+//! )
+//! ```
+//!
+//! | field | type | default |
+//! |---|---|---|
+//! | `bodies` | list of `Body` | required, at least one |
+//! | `Body.name` | string | required; prefixes the body's link names |
+//! | `Body.urdf` | path | required |
+//! | `Body.base` | `Pose` | identity |
+//! | `Body.packages` | list of `(name, path)` | none: `package://name/…` → `path/…` |
+//! | `Body.package_root` | path | none: `package://name/…` → `root/name/…` |
+//! | `obstacles` | list of `Obstacle` | empty |
+//! | `Obstacle.name` | string | required, unique |
+//! | `Obstacle.mesh` | path (`.stl` or `.obj`) | required |
+//! | `Obstacle.scale` | number > 0 | 1.0 |
+//! | `Obstacle.pose` | `Pose` | identity |
+//! | `Pose.translation` | `(x, y, z)` | required |
+//! | `Pose.rotation` | `(x, y, z, w)`, unit | required |
+//! | `disabled_pairs` | list of `(a, b)`, each `body/link` or an obstacle | empty |
+//! | `self_collision` | bool | true |
+//! | `distance_threshold` | number > 0 | [`crate::scene::DEFAULT_DISTANCE_THRESHOLD`] |
+
+use std::path::{Path, PathBuf};
+
+use armature_kinematics::UrdfOptions;
+use glam::{DAffine3, DQuat, DVec3};
+use serde::Deserialize;
+
+use crate::{Error, Scene};
+
+/// How far from 1 a quaternion's norm may be (it is then normalised).
+const UNIT_TOLERANCE: f64 = 1e-6;
+
+#[derive(Debug, Deserialize)]
+#[serde(rename = "Scene", deny_unknown_fields)]
+struct SceneFile {
+    bodies: Vec<BodyFile>,
+    #[serde(default)]
+    obstacles: Vec<ObstacleFile>,
+    #[serde(default)]
+    disabled_pairs: Vec<(String, String)>,
+    #[serde(default = "yes")]
+    self_collision: bool,
+    #[serde(default)]
+    distance_threshold: Option<f64>,
+}
+
+const fn yes() -> bool {
+    true
+}
+
+const fn one() -> f64 {
+    1.0
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename = "Body", deny_unknown_fields)]
+struct BodyFile {
+    name: String,
+    urdf: PathBuf,
+    #[serde(default)]
+    base: Option<PoseFile>,
+    #[serde(default)]
+    packages: Vec<(String, PathBuf)>,
+    #[serde(default)]
+    package_root: Option<PathBuf>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename = "Obstacle", deny_unknown_fields)]
+struct ObstacleFile {
+    name: String,
+    mesh: PathBuf,
+    #[serde(default = "one")]
+    scale: f64,
+    #[serde(default)]
+    pose: Option<PoseFile>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename = "Pose", deny_unknown_fields)]
+struct PoseFile {
+    translation: (f64, f64, f64),
+    rotation: (f64, f64, f64, f64),
+}
+
+impl PoseFile {
+    /// The rigid pose, or what is wrong with it and in which sub-field.
+    fn pose(&self) -> Result<DAffine3, (&'static str, String)> {
+        let (x, y, z) = self.translation;
+        let t = DVec3::new(x, y, z);
+        if !t.is_finite() {
+            return Err(("translation", format!("{t} is not finite")));
+        }
+        let (x, y, z, w) = self.rotation;
+        let q = DQuat::from_xyzw(x, y, z, w);
+        let n = q.length();
+        if !q.is_finite() || (n - 1.0).abs() > UNIT_TOLERANCE {
+            return Err((
+                "rotation",
+                format!("({x}, {y}, {z}, {w}) is not a unit quaternion (x, y, z, w); norm {n}"),
+            ));
+        }
+        Ok(DAffine3::from_rotation_translation(q / n, t))
+    }
+}
+
+/// Reads and parses a scene file.
+pub(crate) fn load(path: &Path) -> Result<Scene, Error> {
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+        file: path.to_path_buf(),
+        source,
+    })?;
+    let dir = path.parent().unwrap_or_else(|| Path::new("."));
+    parse(&text, dir, path)
+}
+
+/// Parses scene text; relative paths join `dir`; errors name `file`.
+pub(crate) fn parse(text: &str, dir: &Path, file: &Path) -> Result<Scene, Error> {
+    // Optional fields are written bare (`base: Pose(..)`, not
+    // `Some(Pose(..))`).
+    let parsed: SceneFile = ron::Options::default()
+        .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME)
+        .from_str(text)
+        .map_err(|e| syntax(file, &e))?;
+    let field = |name: String, message: String| Error::SceneField {
+        file: Some(file.to_path_buf()),
+        field: name,
+        message,
+    };
+    let pose = |p: &Option<PoseFile>, at: String| {
+        p.as_ref().map_or(Ok(DAffine3::IDENTITY), |p| {
+            p.pose().map_err(|(sub, m)| field(format!("{at}.{sub}"), m))
+        })
+    };
+    let mut b = Scene::builder()
+        .source(file)
+        .self_collision(parsed.self_collision);
+    if let Some(t) = parsed.distance_threshold {
+        b = b.distance_threshold(t);
+    }
+    for (i, body) in parsed.bodies.iter().enumerate() {
+        let base = pose(&body.base, format!("bodies[{i}].base"))?;
+        let urdf = dir.join(&body.urdf);
+        if !urdf.is_file() {
+            return Err(field(
+                format!("bodies[{i}].urdf"),
+                format!("`{}` is not a file", urdf.display()),
+            ));
+        }
+        let mut options = UrdfOptions::default();
+        for (name, path) in &body.packages {
+            options = options.with_package_dir(name.clone(), dir.join(path));
+        }
+        if let Some(root) = &body.package_root {
+            options = options.with_package_root(dir.join(root));
+        }
+        b = b.urdf_body(&body.name, &urdf, &options, base)?;
+    }
+    for (i, o) in parsed.obstacles.iter().enumerate() {
+        let p = pose(&o.pose, format!("obstacles[{i}].pose"))?;
+        let mesh = dir.join(&o.mesh);
+        if !mesh.is_file() {
+            return Err(field(
+                format!("obstacles[{i}].mesh"),
+                format!("`{}` is not a file", mesh.display()),
+            ));
+        }
+        b = b.mesh_obstacle(&o.name, &mesh, o.scale, p)?;
+    }
+    for (a, c) in parsed.disabled_pairs {
+        b = b.disable_pair(a, c);
+    }
+    b.build()
+}
+
+/// A RON error with its position and, when the parser names one, the
+/// field.
+fn syntax(file: &Path, e: &ron::error::SpannedError) -> Error {
+    use ron::error::Error as R;
+    let field = match &e.code {
+        R::NoSuchStructField { found, .. } => Some(found.to_string()),
+        R::MissingStructField { field, .. } | R::DuplicateStructField { field, .. } => {
+            Some((*field).to_owned())
+        }
+        _ => None,
+    };
+    Error::SceneSyntax {
+        file: file.to_path_buf(),
+        line: e.span.start.line,
+        column: e.span.start.col,
+        field,
+        message: e.code.to_string(),
+    }
+}
