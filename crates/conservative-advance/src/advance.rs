@@ -12,10 +12,14 @@
 //!    pairs are processed in ascending `τ̌`, a pair whose `τ̌` is not below
 //!    the current minimum is skipped, and a pair's iterations stop once
 //!    its time passes the minimum.
-//! 3. *Conservative advancement* (M4 §3.4, §6): from `t` with exact mesh
-//!    distance `d(t)` (BVH branch and bound over RSS trees) the pair
-//!    advances by `Δt = (d − δ/2) / μ`, with `δ` the distance threshold and
-//!    `μ` a bound on the closing speed over `[t, 1]`, until `d ≤ δ`.
+//! 3. *Conservative advancement* (M4 §3.4, §6): from `t` with a certified
+//!    lower bound `d(t)` on the mesh distance (BVH branch and bound over
+//!    RSS trees; by default an approximate distance `d̃` within relative
+//!    error `ε` and `d = d̃ / (1 + ε)`,
+//!    [`CcdOptions::distance_relative_error`]) the pair advances by
+//!    `Δt = (d − δ/2) / μ`, with `δ` the distance threshold and `μ` a bound
+//!    on the closing speed over `[t, 1]`, until a triangle pair is within
+//!    `δ` (`d̃ ≤ δ`).
 //!
 //! **Why `μ` is unprojected.** Links and obstacles are arbitrary polygon
 //! soups; the direction-projected bound is only valid for convex pieces
@@ -24,8 +28,10 @@
 //! the speed bound of its points, and a link–link pair uses
 //! [`MotionBounds::mu_relative`].
 //!
-//! **Guarantee.** Between `t_k` and `t_k + Δt` no point can close a gap
-//! larger than `d(t_k) − δ/2 > δ/2`, so the distance stays positive on
+//! **Guarantee.** A pair advances only while `d̃ > δ`, so its lower bound
+//! is `d > δ / (1 + ε) ≥ δ / 1.9`. Between `t_k` and `t_k + Δt` no point
+//! can close a gap larger than `d(t_k) − δ/2 > 0`, so the distance stays
+//! positive on
 //! `[0, t_final)`: the reported time is never later than the first time
 //! of contact, and a pair is reported free only when the advancement
 //! passes `t = 1`. The `δ/2` kept back absorbs the rounding of the
@@ -45,7 +51,7 @@ use std::time::Instant;
 
 use armature_bvh_geometry::query::{
     CollideMode, CollideWorkspace, DistanceCache, DistanceWorkspace, MeshDistance, MeshObject,
-    collide, distance,
+    approximate_distance, collide, distance,
 };
 use armature_bvh_geometry::{
     ArticulatedBody, DisabledPairs, DynamicHierarchyOptions, DynamicLinkHierarchy,
@@ -186,7 +192,12 @@ impl Scene<'_> {
         let a = MeshObject::new(&ga.mesh, &ga.rss_tree, ws.poses[link])?;
         let b = MeshObject::new(&gb.mesh, &gb.rss_tree, pose_b)?;
         stats.distance_calls += 1;
-        Ok(distance(&a, &b, &mut ws.distance, Some(cache)))
+        let e = self.options.distance_relative_error;
+        Ok(if e > 0.0 {
+            approximate_distance(&a, &b, e, &mut ws.distance, Some(cache))?
+        } else {
+            distance(&a, &b, &mut ws.distance, Some(cache))
+        })
     }
 
     /// Whether the pair's meshes intersect at `t` (touching counts).
@@ -234,7 +245,18 @@ impl Scene<'_> {
         })
     }
 
-    /// The next iterate from `t` with distance `d`, or `None` when the
+    /// The certified lower bound on a pair's distance from the answer of
+    /// [`Scene::distance_at`]: `d̃ / (1 + ε)`, rounded down.
+    fn lower_bound(&self, d: &MeshDistance) -> f64 {
+        let e = self.options.distance_relative_error;
+        if e > 0.0 {
+            (d.distance / (1.0 + e)).next_down().max(0.0)
+        } else {
+            d.distance
+        }
+    }
+
+    /// The next iterate from `t` with distance lower bound `d`, or `None` when the
     /// pair cannot close the gap before `t = 1`.
     fn step(&self, link: usize, other: Other, t: f64, d: f64) -> Result<Option<f64>, CcdError> {
         let mu = self.mu(link, other, t)?;
@@ -278,7 +300,7 @@ impl Scene<'_> {
             }
             iterations += 1;
             stats.ca_iterations += 1;
-            match self.step(link, other, t, d.distance)? {
+            match self.step(link, other, t, self.lower_bound(&d))? {
                 Some(next) => t = next,
                 None => return Ok(PairOutcome::Free),
             }
@@ -492,7 +514,7 @@ fn lower_bounds(
             0.0
         } else {
             scene
-                .step(task.link, task.other, 0.0, d.distance)?
+                .step(task.link, task.other, 0.0, scene.lower_bound(&d))?
                 .unwrap_or(f64::INFINITY)
         };
     }

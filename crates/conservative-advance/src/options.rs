@@ -30,6 +30,13 @@ pub struct CcdOptions {
     /// time is a contact of the motion, not necessarily the first one).
     /// Default `false`.
     pub early_out: bool,
+    /// Relative error `ε` of the distances that drive the advancement, in
+    /// `[0, 0.9]`: each step uses the certified lower bound `d̃ / (1 + ε)`
+    /// of an approximate distance `d̃` (an actual triangle pair's
+    /// distance, `d ≤ d̃ ≤ (1 + ε) d`), which prunes far more of the
+    /// hierarchies than the exact distance; steps are at most `1 + ε`
+    /// times shorter. `0` computes exact distances. Default `0.25`.
+    pub distance_relative_error: f64,
 }
 
 impl Default for CcdOptions {
@@ -41,6 +48,7 @@ impl Default for CcdOptions {
             temporal_culling: true,
             self_collision: true,
             early_out: false,
+            distance_relative_error: 0.25,
         }
     }
 }
@@ -88,6 +96,13 @@ impl CcdOptions {
         self
     }
 
+    /// Sets [`CcdOptions::distance_relative_error`].
+    #[must_use]
+    pub const fn with_distance_relative_error(mut self, e: f64) -> Self {
+        self.distance_relative_error = e;
+        self
+    }
+
     /// Checks the ranges documented on the fields.
     ///
     /// # Errors
@@ -99,6 +114,14 @@ impl CcdOptions {
                 name: "distance_threshold",
                 value: t,
                 why: "must be finite and positive",
+            });
+        }
+        let e = self.distance_relative_error;
+        if !(0.0..=0.9).contains(&e) {
+            return Err(CcdError::InvalidOption {
+                name: "distance_relative_error",
+                value: e,
+                why: "must be in [0, 0.9]",
             });
         }
         if self.max_ca_iterations_per_pair == 0 {
