@@ -487,6 +487,10 @@ fn bad_input_is_a_typed_error() {
     assert!(first_contact(&body, &obs, &d, &[0.0; 3], &[0.0; 3], &bad, &mut ws).is_err());
     let bad = o.with_max_ca_iterations_per_pair(0);
     assert!(first_contact(&body, &obs, &d, &[0.0; 3], &[0.0; 3], &bad, &mut ws).is_err());
+    for e in [-0.1, 0.95, f64::NAN] {
+        let bad = o.with_distance_relative_error(e);
+        assert!(first_contact(&body, &obs, &d, &[0.0; 3], &[0.0; 3], &bad, &mut ws).is_err());
+    }
 }
 
 proptest! {
@@ -499,6 +503,19 @@ proptest! {
     ) {
         let (body, obs) = (arm(), obstacles());
         check(&body, &obs, &q0, &q1);
+    }
+
+    /// Exact distances (ε = 0) and a coarse relative error (ε = 0.9) keep
+    /// the guarantee too.
+    #[test]
+    fn exact_and_coarse_distances_agree_with_the_oracle(
+        q0 in prop::array::uniform3(-PI..PI),
+        q1 in prop::array::uniform3(-PI..PI),
+        coarse in any::<bool>(),
+    ) {
+        let (body, obs) = (arm(), obstacles());
+        let e = if coarse { 0.9 } else { 0.0 };
+        check_with(&body, &obs, &q0, &q1, CcdOptions::default().with_distance_relative_error(e));
     }
 }
 
