@@ -1281,6 +1281,14 @@ mod tests {
     }
 
     #[test]
+    fn oracles_are_shared_between_threads() {
+        fn send_sync<T: Send + Sync + Clone>() {}
+        send_sync::<Oracle>();
+        send_sync::<Verdict>();
+        send_sync::<Judgement>();
+    }
+
+    #[test]
     fn certain_collision_is_bracketed() {
         let scene = scene();
         let oracle = Oracle::new(&scene, OracleOptions::default()).unwrap();

@@ -167,6 +167,8 @@ fn check_motion(
 fn run_scene(file: &str, seed: u64, motions: usize) -> Tally {
     let scene = fixture(file);
     let oracle = Oracle::new(&scene, OracleOptions::default()).expect("oracle builds");
+    let brute = Oracle::new(&scene, OracleOptions::default().with_brute_force(true))
+        .expect("oracle builds");
     let pipelines = pipelines();
     let limits = limits(&scene);
     let mut rng = Rng(seed);
@@ -176,6 +178,20 @@ fn run_scene(file: &str, seed: u64, motions: usize) -> Tally {
         let theta_max = [0.1, 0.5, 1.0][i % 3];
         let (q0, q1) = random_motion(&mut rng, &limits, theta_max);
         let v = check_motion(&scene, &oracle, &pipelines, &q0, &q1, &mut tally);
+        if i % 8 == 0 {
+            // A subset is cross-checked without any hierarchy (DESIGN.md §4).
+            let b = brute.verdict(&q0, &q1).expect("oracle runs");
+            let h = 1.0 / oracle.grid(&q0, &q1).expect("oracle runs") as f64;
+            match (v, b) {
+                (Verdict::Collides { bracket: x, .. }, Verdict::Collides { bracket: y, .. }) => {
+                    assert!((x.1 - y.1).abs() <= h, "{x:?} vs {y:?}");
+                }
+                (Verdict::Free { .. }, Verdict::Free { .. })
+                | (Verdict::Graze { .. }, Verdict::Graze { .. }) => {}
+                (x, y) => panic!("{q0:?} → {q1:?}: {x:?} vs brute force {y:?}"),
+            }
+            *tally.verdicts.entry("cross-checked").or_default() += 1;
+        }
         if let Verdict::Collides {
             bracket: (free, colliding),
             ..
