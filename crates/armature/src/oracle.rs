@@ -81,15 +81,21 @@
 //! that the answer is [`Verdict::Inconclusive`], never a guess.
 //!
 //! ```
-//! use armature::oracle::{Oracle, OracleOptions, Verdict};
-//! use armature::Scene;
+//! use armature::oracle::{Judgement, Oracle, OracleOptions, Verdict};
+//! use armature::{Pipeline, Scene};
 //!
 //! let file = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/single.ron");
 //! let scene = Scene::from_file(file)?;
-//! let oracle = Oracle::new(&scene, OracleOptions::default().with_delta(1e-3))?;
-//! let q0 = vec![0.0; scene.nq()];
-//! let verdict = oracle.verdict(&q0, &q0)?;
-//! assert!(matches!(verdict, Verdict::Free { .. } | Verdict::Graze { .. } | Verdict::Collides { .. }));
+//! let oracle = Oracle::new(&scene, OracleOptions::default())?;
+//! // Folding the arm drives its wrist into its base.
+//! let (q0, q1) = ([0.0, 0.0, 0.0], [1.6, 2.0, 0.8]);
+//! let Verdict::Collides { bracket: (free, colliding), .. } = oracle.verdict(&q0, &q1)? else {
+//!     panic!("the motion collides");
+//! };
+//! assert!(free < colliding && colliding - free < 1e-9);
+//! let report = Pipeline::builder().build()?.first_contact(&scene, &q0, &q1)?;
+//! assert!(report.toc_lower_bound <= colliding);
+//! assert_eq!(oracle.judge(&report, &q0, &q1)?, Judgement::Agrees);
 //! # Ok::<(), armature::Error>(())
 //! ```
 
@@ -126,8 +132,9 @@ pub const DEFAULT_CONTACT_TOLERANCE: f64 = 1e-9;
 /// ratios of integers below 2⁵³.
 const MAX_GRID: f64 = 4_503_599_627_370_496.0; // 2^52
 
-/// Relative margin on speed bounds computed here (moving obstacles) and on
-/// the skip length, for the rounding of a few products and sums.
+/// Relative margin on speed bounds computed here (moving obstacles, sums
+/// of a link's and an obstacle's), for the rounding of a few products and
+/// sums.
 const SPEED_PAD: f64 = 1e-12;
 
 /// Margin taken off a skip: the distance and the bound carry rounding of
@@ -1497,6 +1504,54 @@ mod tests {
                         .unwrap() as f64,
                 samples: 3
             }
+        );
+    }
+
+    #[test]
+    fn a_grid_beyond_exact_times_is_inconclusive() {
+        let scene = scene();
+        let oracle = Oracle::new(&scene, OracleOptions::default().with_delta(1e-300)).unwrap();
+        let (q0, q1) = ([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]);
+        assert_eq!(oracle.grid(&q0, &q1).unwrap(), u64::MAX);
+        assert_eq!(
+            oracle.verdict(&q0, &q1).unwrap(),
+            Verdict::Inconclusive {
+                reached: 0.0,
+                samples: 0
+            }
+        );
+    }
+
+    #[test]
+    fn a_near_miss_is_a_graze() {
+        // The straight arm's tip face (x = 2.4) starts 0.8 mm from a box
+        // and turns away; its corner swings out by at most 0.52 mm first.
+        let reach: f64 = LENGTHS.iter().sum();
+        let stop = Obstacle::fixed(
+            "stop",
+            cuboid(DVec3::splat(0.4), DVec3::ZERO),
+            DAffine3::from_translation(DVec3::new(reach + 0.0008 + 0.2, 0.0, 0.0)),
+        )
+        .unwrap();
+        let scene = scene_with(vec![stop]);
+        let oracle = Oracle::new(&scene, OracleOptions::default()).unwrap();
+        let (q0, q1) = ([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]);
+        let v = oracle.verdict(&q0, &q1).unwrap();
+        let Verdict::Graze { min_distance } = v else {
+            panic!("{v:?}");
+        };
+        assert!(
+            min_distance > 2e-4 && min_distance <= 8e-4,
+            "{min_distance}"
+        );
+        let r = Pipeline::builder()
+            .build()
+            .unwrap()
+            .first_contact(&scene, &q0, &q1)
+            .unwrap();
+        assert_eq!(
+            oracle.judge_verdict(&r, &v, &q0, &q1).unwrap(),
+            Judgement::Graze
         );
     }
 
