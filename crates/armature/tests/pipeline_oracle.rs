@@ -1,0 +1,323 @@
+//! The pipeline against the brute-force oracle (DESIGN.md §4–5) on the
+//! fixture scenes: seeded random motions within the joint limits, every
+//! broad phase with and without temporal culling. No answer may miss a
+//! collision, report a time of contact after the oracle's colliding time,
+//! report a collision on a motion the oracle proves free, or report a
+//! contact farther than the distance threshold. The pipeline's answers are
+//! also those of the conservative-advancement crate called directly.
+
+use std::collections::BTreeMap;
+use std::f64::consts::PI;
+
+use armature::advance::{CcdWorkspace, first_contact};
+use armature::oracle::{Oracle, OracleOptions, Verdict};
+use armature::{BroadPhase, CcdReport, CcdStatus, Pipeline, Scene};
+
+fn fixture(name: &str) -> Scene {
+    Scene::from_file(format!(
+        "{}/tests/fixtures/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .expect("fixture scene loads")
+}
+
+/// A tiny xorshift generator: fixed seeds, the same motions everywhere.
+struct Rng(u64);
+
+impl Rng {
+    fn unit(&mut self) -> f64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (hi - lo) * self.unit()
+    }
+}
+
+/// Each configuration value's range: the joint's limits, `[−π, π]` for a
+/// joint without.
+fn limits(scene: &Scene) -> Vec<(f64, f64)> {
+    let mut out = vec![(-PI, PI); scene.nq()];
+    for j in scene.joints() {
+        for k in j.q.clone() {
+            out[k] = j.limits.unwrap_or((-PI, PI));
+        }
+    }
+    out
+}
+
+/// A benchmark query (DESIGN.md §4): `q0` uniform within the limits (in
+/// collision or not), `q1 = q0 + δq`, each `δq_k` uniform in
+/// `[−θmax, θmax]`, clamped to the limits.
+fn random_motion(rng: &mut Rng, limits: &[(f64, f64)], theta_max: f64) -> (Vec<f64>, Vec<f64>) {
+    let q0: Vec<f64> = limits.iter().map(|&(lo, hi)| rng.uniform(lo, hi)).collect();
+    let q1 = q0
+        .iter()
+        .zip(limits)
+        .map(|(&q, &(lo, hi))| (q + rng.uniform(-theta_max, theta_max)).clamp(lo, hi))
+        .collect();
+    (q0, q1)
+}
+
+/// `q0 + s (q1 − q0)`: the configuration at time `s` (the fixtures' joints
+/// are revolute and continuous, interpolated linearly).
+fn lerp(q0: &[f64], q1: &[f64], s: f64) -> Vec<f64> {
+    q0.iter().zip(q1).map(|(a, b)| a + s * (b - a)).collect()
+}
+
+/// Every broad phase, with and without temporal culling.
+fn pipelines() -> Vec<(String, Pipeline)> {
+    let mut out = Vec::new();
+    for broad in [BroadPhase::Taylor, BroadPhase::Interval] {
+        for culling in [true, false] {
+            let p = Pipeline::builder()
+                .broad_phase(broad)
+                .temporal_culling(culling)
+                .build()
+                .expect("pipeline builds");
+            out.push((format!("{broad:?}, culling {culling}"), p));
+        }
+    }
+    out
+}
+
+/// What a run saw, for the coverage checks.
+#[derive(Default, Debug)]
+struct Tally {
+    verdicts: BTreeMap<&'static str, usize>,
+    judgements: BTreeMap<&'static str, usize>,
+    statuses: BTreeMap<String, usize>,
+}
+
+/// Checks one motion with every pipeline against one verdict; returns the
+/// verdict.
+fn check_motion(
+    scene: &Scene,
+    oracle: &Oracle,
+    pipelines: &[(String, Pipeline)],
+    q0: &[f64],
+    q1: &[f64],
+    tally: &mut Tally,
+) -> Verdict {
+    let verdict = oracle.verdict(q0, q1).expect("oracle runs");
+    let kind = match verdict {
+        Verdict::Collides {
+            bracket: (0.0, 0.0),
+            ..
+        } => "collides at start",
+        Verdict::Collides { .. } => "collides",
+        Verdict::Free { .. } => "free",
+        Verdict::Graze { .. } => "graze",
+        Verdict::Inconclusive { .. } => "inconclusive",
+    };
+    *tally.verdicts.entry(kind).or_default() += 1;
+    let mut reports = Vec::with_capacity(pipelines.len());
+    for (name, p) in pipelines {
+        let r = p.first_contact(scene, q0, q1).expect("query runs");
+        let j = oracle
+            .judge_verdict(&r, &verdict, q0, q1)
+            .expect("judge runs");
+        assert!(
+            !j.is_defect(),
+            "{name}: {q0:?} → {q1:?}: {j:?}\nreport {r:?}\nverdict {verdict:?}"
+        );
+        *tally.judgements.entry(j.name()).or_default() += 1;
+        *tally.statuses.entry(format!("{:?}", r.status)).or_default() += 1;
+        // Both sides use the same touching test at t = 0.
+        let at_start = kind == "collides at start";
+        assert_eq!(
+            r.status == CcdStatus::CollidingAtStart,
+            at_start,
+            "{name}: {q0:?} → {q1:?}: {r:?} vs {verdict:?}"
+        );
+        if at_start {
+            assert_eq!(r.toc_lower_bound, 0.0);
+        }
+        if let Some(c) = r.contact {
+            assert!(c.time == r.toc_lower_bound, "{name}: {r:?}");
+            assert!(c.distance <= scene.distance_threshold(), "{name}: {r:?}");
+            assert!(scene.link_name(c.link).is_some());
+            assert!(scene.other_name(c.other).is_some());
+        }
+        reports.push((name, p, r));
+    }
+    // Temporal culling changes neither the status nor the time.
+    for pair in reports.chunks(2) {
+        let [(name, a, ra), (_, b, rb)] = pair else {
+            continue;
+        };
+        assert_eq!(a.broad_phase(), b.broad_phase());
+        assert_eq!(ra.status, rb.status, "{name}: {q0:?} → {q1:?}");
+        assert!(
+            (ra.toc_lower_bound - rb.toc_lower_bound).abs() <= 1e-12,
+            "{name}: {} vs {}",
+            ra.toc_lower_bound,
+            rb.toc_lower_bound
+        );
+    }
+    verdict
+}
+
+/// Random motions on `scene` at several swing sizes, then, for some of the
+/// colliding ones, the motion cut just after the oracle's colliding time
+/// (so that it collides only at its very end, `t ≈ 1`).
+fn run_scene(file: &str, seed: u64, motions: usize) -> Tally {
+    let scene = fixture(file);
+    let oracle = Oracle::new(&scene, OracleOptions::default()).expect("oracle builds");
+    let brute = Oracle::new(&scene, OracleOptions::default().with_brute_force(true))
+        .expect("oracle builds");
+    let pipelines = pipelines();
+    let limits = limits(&scene);
+    let mut rng = Rng(seed);
+    let mut tally = Tally::default();
+    let mut cut = 0;
+    for i in 0..motions {
+        let theta_max = [0.1, 0.5, 1.0][i % 3];
+        let (q0, q1) = random_motion(&mut rng, &limits, theta_max);
+        let v = check_motion(&scene, &oracle, &pipelines, &q0, &q1, &mut tally);
+        if i % 8 == 0 {
+            // A subset is cross-checked without any hierarchy (DESIGN.md §4).
+            let b = brute.verdict(&q0, &q1).expect("oracle runs");
+            let h = 1.0 / oracle.grid(&q0, &q1).expect("oracle runs") as f64;
+            match (v, b) {
+                (Verdict::Collides { bracket: x, .. }, Verdict::Collides { bracket: y, .. }) => {
+                    assert!((x.1 - y.1).abs() <= h, "{x:?} vs {y:?}");
+                }
+                (Verdict::Free { .. }, Verdict::Free { .. })
+                | (Verdict::Graze { .. }, Verdict::Graze { .. }) => {}
+                (x, y) => panic!("{q0:?} → {q1:?}: {x:?} vs brute force {y:?}"),
+            }
+            *tally.verdicts.entry("cross-checked").or_default() += 1;
+        }
+        if let Verdict::Collides {
+            bracket: (free, colliding),
+            ..
+        } = v
+            && colliding > 0.0
+            && cut < motions / 10
+        {
+            // A little past the colliding time the meshes overlap by far
+            // more than rounding, so the cut motion certainly collides at
+            // its end, and not before the scaled colliding time.
+            let end = (colliding + 1e-6).min(1.0);
+            let q_end = lerp(&q0, &q1, end);
+            let w = check_motion(&scene, &oracle, &pipelines, &q0, &q_end, &mut tally);
+            let t = w.colliding_time().expect("the cut motion collides");
+            assert!(t >= free / end - 1e-9 && t <= 1.0, "{w:?}");
+            assert!(oracle.colliding_at(&q0, &q_end, 1.0).expect("oracle runs"));
+            cut += 1;
+        }
+    }
+    assert!(cut > 0, "no colliding motion to cut");
+    tally
+}
+
+/// Each verdict kind and each interesting status appears.
+fn assert_coverage(tally: &Tally) {
+    println!("{tally:#?}");
+    for kind in ["collides at start", "collides", "free"] {
+        assert!(
+            tally.verdicts.get(kind).copied().unwrap_or(0) > 0,
+            "no `{kind}` verdict: {tally:?}"
+        );
+    }
+    for status in ["CollidingAtStart", "Collides", "Free"] {
+        assert!(
+            tally.statuses.get(status).copied().unwrap_or(0) > 0,
+            "no `{status}` report: {tally:?}"
+        );
+    }
+}
+
+#[test]
+fn two_arms_with_self_collision_never_miss() {
+    let tally = run_scene("cell.ron", 0x00c0_ffee, 120);
+    assert_coverage(&tally);
+}
+
+#[test]
+fn single_arm_never_misses() {
+    let tally = run_scene("single.ron", 0x0005_eed5, 120);
+    assert_coverage(&tally);
+}
+
+#[test]
+fn a_coarser_threshold_is_judged_by_it() {
+    let scene = fixture("single.ron");
+    let threshold = 5e-3;
+    let pipeline = Pipeline::builder()
+        .distance_threshold(threshold)
+        .build()
+        .expect("pipeline builds");
+    let oracle = Oracle::new(
+        &scene,
+        OracleOptions::default()
+            .with_delta(2e-2)
+            .with_distance_threshold(Some(threshold)),
+    )
+    .expect("oracle builds");
+    let limits = limits(&scene);
+    let mut rng = Rng(0x7e57);
+    let mut collides = 0;
+    for _ in 0..30 {
+        let (q0, q1) = random_motion(&mut rng, &limits, 1.0);
+        let r = pipeline
+            .first_contact(&scene, &q0, &q1)
+            .expect("query runs");
+        let j = oracle.judge(&r, &q0, &q1).expect("judge runs");
+        assert!(!j.is_defect(), "{q0:?} → {q1:?}: {j:?} for {r:?}");
+        collides += usize::from(r.status == CcdStatus::Collides);
+    }
+    assert!(collides > 0);
+}
+
+/// Status, time, contact and counts of two reports.
+fn assert_same_answer(what: &str, a: &CcdReport, b: &CcdReport) {
+    assert_eq!(a.status, b.status, "{what}");
+    assert_eq!(a.toc_lower_bound, b.toc_lower_bound, "{what}");
+    assert_eq!(a.contact, b.contact, "{what}");
+    let counts = |r: &CcdReport| {
+        let s = r.stats;
+        (
+            s.pairs_total,
+            s.pairs_after_spatial,
+            s.pairs_after_temporal,
+            s.ca_iterations,
+            s.distance_calls,
+        )
+    };
+    assert_eq!(counts(a), counts(b), "{what}");
+}
+
+#[test]
+fn pipeline_answers_are_the_conservative_advancement_crates() {
+    for (file, seed) in [("cell.ron", 0xa11ce_u64), ("single.ron", 0xb0b)] {
+        let scene = fixture(file);
+        let limits = limits(&scene);
+        let mut rng = Rng(seed);
+        let mut ws = CcdWorkspace::new();
+        let mut statuses = BTreeMap::<String, usize>::new();
+        for i in 0..40 {
+            let (q0, q1) = random_motion(&mut rng, &limits, [0.2, 1.0][i % 2]);
+            for (name, p) in pipelines() {
+                let r = p.first_contact(&scene, &q0, &q1).expect("query runs");
+                let direct = first_contact(
+                    scene.body(),
+                    scene.obstacles(),
+                    scene.disabled_pairs(),
+                    &q0,
+                    &q1,
+                    &p.ccd_options(&scene),
+                    &mut ws,
+                )
+                .expect("direct query runs");
+                assert_same_answer(&format!("{file}, {name}, motion {i}"), &r, &direct);
+                *statuses.entry(format!("{:?}", r.status)).or_default() += 1;
+            }
+        }
+        assert!(statuses.len() >= 2, "{file}: {statuses:?}");
+    }
+}
