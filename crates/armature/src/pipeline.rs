@@ -440,22 +440,19 @@ fn check(scene: &Scene, q: &[f64], with_distance: bool) -> Result<CheckReport, E
         .iter()
         .map(|o| posed(o.geometry(), o.pose_at(0.0)))
         .collect();
-    let disabled = scene.disabled_pairs();
     let mut pairs: Vec<(usize, Other)> = Vec::new();
-    for (i, a) in links.iter().enumerate() {
-        if a.is_none() {
+    for i in 0..links.len() {
+        if links[i].is_none() {
             continue;
         }
         for o in 0..obstacles.len() {
-            if !disabled.link_obstacle_disabled(i, o) {
+            if scene.obstacle_pair_allowed(i, o) {
                 pairs.push((i, Other::Obstacle(o)));
             }
         }
-        if scene.self_collision() {
-            for (j, b) in links.iter().enumerate().skip(i + 1) {
-                if b.is_some() && !tree.are_adjacent(i, j) && !disabled.links_disabled(i, j) {
-                    pairs.push((i, Other::Link(j)));
-                }
+        for j in i + 1..links.len() {
+            if scene.link_pair_allowed(i, j) {
+                pairs.push((i, Other::Link(j)));
             }
         }
     }

@@ -44,7 +44,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use armature_bvh_geometry::io::{LoadOptions, load_mesh};
-use armature_bvh_geometry::{ArticulatedBody, DisabledPairs, Obstacle, Tessellation};
+use armature_bvh_geometry::{
+    ArticulatedBody, DisabledPairs, DynamicHierarchyOptions, DynamicLinkHierarchy, Obstacle,
+    Tessellation,
+};
 use armature_conservative_advance::Other;
 use armature_kinematics::{JointType, UrdfOptions};
 use glam::{DAffine3, DVec3};
@@ -110,6 +113,9 @@ pub struct Scene {
     bodies: Vec<BodyInfo>,
     obstacles: Arc<[Obstacle]>,
     disabled: DisabledPairs,
+    /// The pair rules of the continuous queries (adjacent and rigidly
+    /// attached links, disabled pairs, links without geometry).
+    rules: Arc<DynamicLinkHierarchy>,
     self_collision: bool,
     distance_threshold: f64,
     source: Option<PathBuf>,
@@ -247,6 +253,21 @@ impl Scene {
             }
         }
         out
+    }
+
+    /// Whether links `a` and `b` are tested against each other: both have
+    /// geometry, self-collision is on, they are not parent and child, not
+    /// joined by fixed joints only, and not a disabled pair — the rules of
+    /// every query.
+    #[must_use]
+    pub fn link_pair_allowed(&self, a: usize, b: usize) -> bool {
+        self.rules.link_pair_allowed(a, b)
+    }
+
+    /// Whether `link` is tested against obstacle `obstacle`.
+    #[must_use]
+    pub fn obstacle_pair_allowed(&self, link: usize, obstacle: usize) -> bool {
+        obstacle < self.obstacles.len() && self.rules.obstacle_pair_allowed(link, obstacle)
     }
 
     /// The name of link `i` (`body/link`), or `None` out of range.
@@ -547,10 +568,17 @@ impl SceneBuilder {
                 .disable_named(body.tree(), &names, a, b)
                 .map_err(|e| field_error(file, &format!("disabled_pairs[{i}]"), e))?;
         }
+        let rules = body
+            .dynamic_hierarchy(
+                DynamicHierarchyOptions::default().with_self_collision(self.self_collision),
+            )
+            .map_err(|e| field_error(file, "bodies", e))?
+            .with_disabled(disabled.clone());
         Ok(Scene {
             body: Arc::new(body),
             bodies,
             obstacles: self.obstacles.into(),
+            rules: Arc::new(rules),
             disabled,
             self_collision: self.self_collision,
             distance_threshold: t,
