@@ -4,10 +4,10 @@
 //! `.cargo/config.toml` (the cargo-xtask convention: no tool to install, the
 //! tasks build with the workspace's own toolchain).
 //!
-//! - `cargo xtask bench` — the end-to-end benchmark driver. The suite itself
-//!   (scene generators, the oracle-checked random-motion runs per θmax, the
-//!   fixed-resolution sampling baselines and the reports) is not built yet;
-//!   the command says so and points at the criterion micro-benchmarks.
+//! - `cargo xtask bench` — the end-to-end benchmark suite: oracle-checked
+//!   random motions on the Puma / pipes and Puma / AMR scenes, with the
+//!   sampling baselines, reported under `target/bench-report/` (see
+//!   [`bench`]).
 //! - `cargo xtask help` — usage.
 //!
 //! The repository rules (the crate layering of DESIGN.md §2, no placeholder
@@ -15,12 +15,12 @@
 //! crate) are `#[test]`s in the `tidy` module, so `cargo test --workspace`
 //! enforces them.
 //!
-//! Arguments are parsed by hand: the driver has few options and must build
-//! quickly on every CI run.
+//! Arguments are parsed by hand: the driver has few options.
 
 use std::io::Write;
 use std::process::ExitCode;
 
+mod bench;
 #[cfg(test)]
 mod tidy;
 
@@ -32,49 +32,28 @@ Usage: cargo xtask <COMMAND> [OPTIONS]
 Repository tasks for armature.
 
 Commands:
-  bench    Run the end-to-end benchmark suite (not built yet: prints what is
-           missing and how to run the micro-benchmarks)
+  bench    Run the oracle-checked benchmark suite (`bench --help` for options)
   help     Print this message
-
-Planned with the benchmark suite:
-  gen-data Generate the Puma, pipes and AMR scenes into data/
 
 The repository rules (crate layering, no placeholder macros, crate contract
 docs) are checked by `cargo test -p xtask`.
 ";
 
-/// Printed by `cargo xtask bench --help`.
-const BENCH_USAGE: &str = "\
-Usage: cargo xtask bench [OPTIONS]
-
-Runs the random-motion benchmark suite and writes the report under
-target/bench-report/. The suite is not built yet; every option is accepted
-and ignored for now.
-
-Options (planned):
-  --quick  A short run for CI: fewer queries per θmax
-  -h, --help  Print this message
-";
-
 /// A parsed command line.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq)]
 enum Command {
     /// Print the usage and exit successfully.
     Help,
     /// Print the usage of `bench` and exit successfully.
     BenchHelp,
-    /// Run the benchmark suite; `ignored` holds the arguments that the
-    /// present, unbuilt suite has no use for.
-    Bench {
-        /// Arguments accepted but not acted on, in the order given.
-        ignored: Vec<String>,
-    },
+    /// Run the benchmark suite.
+    Bench(bench::BenchOptions),
 }
 
 /// Parses the arguments after the program name.
 ///
 /// # Errors
-/// The unknown subcommand, as given.
+/// The unknown subcommand or a bad option, with a message naming it.
 fn parse(args: &[String]) -> Result<Command, String> {
     let Some((command, rest)) = args.split_first() else {
         return Ok(Command::Help);
@@ -85,46 +64,11 @@ fn parse(args: &[String]) -> Result<Command, String> {
             if rest.iter().any(|a| a == "-h" || a == "--help") {
                 Ok(Command::BenchHelp)
             } else {
-                Ok(Command::Bench {
-                    ignored: rest.to_vec(),
-                })
+                bench::BenchOptions::parse(rest).map(Command::Bench)
             }
         }
-        other => Err(other.to_owned()),
+        other => Err(format!("unknown subcommand `{other}`")),
     }
-}
-
-/// Writes what `cargo xtask bench` does today: which parts of the suite are
-/// missing, how to run the micro-benchmarks, and which arguments it ignored.
-///
-/// # Errors
-/// When `out` cannot be written (a closed pipe, for instance).
-fn bench(ignored: &[String], out: &mut impl Write) -> anyhow::Result<()> {
-    writeln!(
-        out,
-        "cargo xtask bench: the end-to-end benchmark suite is not built yet.\n\
-         \n\
-         Not built yet:\n\
-         \x20 - scene generators (`cargo xtask gen-data`): the Puma robot, the pipes\n\
-         \x20   scene and the AMR scene, generated deterministically into data/\n\
-         \x20 - the random-motion suite per θmax (pipes: 1°, 5°, 15°, 30°; AMR: 1°,\n\
-         \x20   30°, 60°) for every stage combination, each answer checked against\n\
-         \x20   the brute-force oracle\n\
-         \x20 - the fixed-resolution sampling baselines\n\
-         \x20 - the report: markdown tables, CSV, JSON and SVG plots under\n\
-         \x20   target/bench-report/\n\
-         \n\
-         For now the micro-benchmarks run with:\n\
-         \x20 cargo bench -p armature-benches"
-    )?;
-    for arg in ignored {
-        writeln!(
-            out,
-            "note: ignoring `{arg}`: the suite it configures is not built yet"
-        )?;
-    }
-    out.flush()?;
-    Ok(())
 }
 
 fn main() -> ExitCode {
@@ -132,11 +76,11 @@ fn main() -> ExitCode {
     let result = match parse(&args) {
         Ok(Command::Help) => write!(std::io::stdout().lock(), "{USAGE}").map_err(Into::into),
         Ok(Command::BenchHelp) => {
-            write!(std::io::stdout().lock(), "{BENCH_USAGE}").map_err(Into::into)
+            write!(std::io::stdout().lock(), "{}", bench::USAGE).map_err(Into::into)
         }
-        Ok(Command::Bench { ignored }) => bench(&ignored, &mut std::io::stdout().lock()),
-        Err(unknown) => {
-            eprintln!("error: unknown subcommand `{unknown}`\n");
+        Ok(Command::Bench(options)) => bench::bench(&options),
+        Err(message) => {
+            eprintln!("error: {message}\n");
             eprint!("{USAGE}");
             return ExitCode::from(2);
         }
@@ -152,7 +96,7 @@ fn main() -> ExitCode {
 
 #[cfg(test)]
 mod tests {
-    use super::{Command, bench, parse};
+    use super::{Command, parse};
 
     fn args(list: &[&str]) -> Vec<String> {
         list.iter().map(|s| (*s).to_owned()).collect()
@@ -166,43 +110,21 @@ mod tests {
     }
 
     #[test]
-    fn bench_accepts_and_keeps_its_flags() {
-        assert_eq!(
-            parse(&args(&["bench", "--quick"])),
-            Ok(Command::Bench {
-                ignored: args(&["--quick"])
-            })
-        );
+    fn bench_parses_its_options() {
+        match parse(&args(&["bench", "--quick"])) {
+            Ok(Command::Bench(o)) => assert!(o.quick),
+            other => panic!("{other:?}"),
+        }
         assert_eq!(
             parse(&args(&["bench", "--quick", "--help"])),
             Ok(Command::BenchHelp)
         );
+        assert!(parse(&args(&["bench", "--frobnicate"])).is_err());
     }
 
     #[test]
     fn unknown_subcommand_is_an_error_naming_it() {
-        assert_eq!(parse(&args(&["frobnicate"])), Err("frobnicate".to_owned()));
-    }
-
-    #[test]
-    fn bench_names_every_missing_part_and_each_ignored_flag() {
-        let mut out = Vec::new();
-        bench(&args(&["--quick"]), &mut out).unwrap();
-        let text = String::from_utf8(out).unwrap();
-        for needle in [
-            "not built yet",
-            "gen-data",
-            "Puma",
-            "pipes",
-            "AMR",
-            "θmax",
-            "oracle",
-            "fixed-resolution sampling baselines",
-            "target/bench-report/",
-            "cargo bench -p armature-benches",
-            "ignoring `--quick`",
-        ] {
-            assert!(text.contains(needle), "missing {needle:?} in:\n{text}");
-        }
+        let e = parse(&args(&["frobnicate"])).unwrap_err();
+        assert!(e.contains("`frobnicate`"), "{e}");
     }
 }

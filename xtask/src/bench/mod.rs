@@ -1,0 +1,150 @@
+//! `cargo xtask bench`: the oracle-checked random-motion suite on the Puma /
+//! pipes and Puma / AMR scenes (DESIGN.md §4, "A benchmark query").
+//!
+//! Per scene and θmax: generate the queries (seeded), run and time each on
+//! one thread (the continuous query on a prepared scene, one discrete check
+//! at `q0`, fixed-resolution sampling at 1° and 0.1°), then check every
+//! answer with the brute-force oracle on all cores. Reports go to
+//! `target/bench-report/` (`report.md`, `queries.csv`, `summary.json`, one
+//! SVG plot per scene); the markdown also goes to stdout. A missed
+//! collision, a late time of contact or a certain collision on a motion
+//! the oracle finds clearly free makes the run fail.
+
+mod options;
+mod report;
+mod run;
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use armature::{Pipeline, Scene};
+use serde_json::json;
+
+pub(crate) use options::{BenchOptions, USAGE};
+use report::Summary;
+
+/// The repository root (xtask lives one level below it).
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+}
+
+/// Peak resident memory of this process (kB), where the platform says.
+fn peak_rss_kb() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+/// Runs the suite.
+///
+/// # Errors
+/// A scene that does not load, a query or oracle error, a report that
+/// cannot be written, or any oracle failure.
+pub(crate) fn bench(o: &BenchOptions) -> Result<()> {
+    let started = Instant::now();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(o.threads.unwrap_or(0))
+        .build()
+        .context("oracle thread pool")?;
+    let pipeline = Pipeline::builder().build()?;
+    let mut summaries = Vec::new();
+    let mut csv = String::new();
+    for (k, name) in o.scenes.iter().enumerate() {
+        let path = root().join(format!("data/scenes/puma_{name}.ron"));
+        let load = Instant::now();
+        let scene =
+            Scene::from_file(&path).with_context(|| format!("loading {}", path.display()))?;
+        eprintln!(
+            "{name}: {} links ({} triangles), {} obstacles ({} triangles), loaded in {:.1} s",
+            scene.num_links(),
+            scene.num_link_triangles(),
+            scene.obstacles().len(),
+            scene.num_obstacle_triangles(),
+            load.elapsed().as_secs_f64()
+        );
+        for (a, &angle) in o.angles_for(name).iter().enumerate() {
+            let mut rng = run::Rng::new(o.seed, (k as u64) << 32 | a as u64);
+            let label = format!("{name} {angle}°");
+            let motions = run::queries(&scene, &pipeline, angle.to_radians(), o.queries, &mut rng)?;
+            let mut results =
+                run::timed_runs(&scene, &pipeline, motions, &format!("{label} timing"))?;
+            pool.install(|| {
+                run::check_with_oracle(&scene, &mut results, &format!("{label} oracle"))
+            })?;
+            let s = Summary::new(name, angle, &results);
+            eprintln!(
+                "{label}: median {:.3} ms, {:.0} % colliding, {} missed, {} late",
+                s.ccd[0],
+                100.0 * s.colliding,
+                s.oracle[0],
+                s.oracle[1]
+            );
+            for r in results
+                .iter()
+                .filter(|r| r.missed() || r.late() || r.false_alarm())
+            {
+                eprintln!(
+                    "FAIL {label} query {}: {:?} toc {} vs oracle {:?}; q0 {:?} q1 {:?}",
+                    r.index, r.report.status, r.report.toc_lower_bound, r.verdict, r.q0, r.q1
+                );
+            }
+            report::csv(name, angle, &results, &mut csv);
+            summaries.push(s);
+        }
+    }
+    let peak = peak_rss_kb();
+    let header = format!(
+        "## Benchmark report\n\n`cargo xtask bench{}` — seed {}, {} queries per scene and θmax, one thread for timings; wall time {:.0} s; peak resident memory {}.",
+        if o.quick {
+            " --quick"
+        } else if o.full {
+            " --full"
+        } else {
+            ""
+        },
+        o.seed,
+        o.queries,
+        started.elapsed().as_secs_f64(),
+        peak.map_or_else(
+            || "unknown".to_owned(),
+            |kb| format!("{:.0} MB", kb as f64 / 1024.0)
+        ),
+    );
+    let md = report::markdown(&summaries, &header);
+    print!("{md}");
+    let out = if o.out.is_absolute() {
+        o.out.clone()
+    } else {
+        root().join(&o.out)
+    };
+    std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+    let write = |file: &str, text: &str| {
+        let p = out.join(file);
+        std::fs::write(&p, text).with_context(|| format!("writing {}", p.display()))
+    };
+    write("report.md", &md)?;
+    write("queries.csv", &csv)?;
+    let summary = json!({
+        "seed": o.seed,
+        "queries_per_angle": o.queries,
+        "peak_rss_kb": peak,
+        "wall_s": started.elapsed().as_secs_f64(),
+        "results": summaries.iter().map(Summary::json).collect::<Vec<_>>(),
+    });
+    write("summary.json", &serde_json::to_string_pretty(&summary)?)?;
+    for name in &o.scenes {
+        let rows: Vec<&Summary> = summaries.iter().filter(|s| &s.scene == name).collect();
+        write(&format!("{name}.svg"), &report::svg(name, &rows))?;
+    }
+    eprintln!("report written to {}", out.display());
+    let failures: usize = summaries.iter().map(Summary::failures).sum();
+    if failures > 0 {
+        bail!("{failures} answers failed the oracle check (missed, late or false alarms)");
+    }
+    Ok(())
+}

@@ -1,0 +1,441 @@
+//! Summaries, markdown tables, CSV, JSON and SVG plots of a run.
+
+use std::fmt::Write as _;
+
+use serde_json::{Value, json};
+
+use super::run::{OracleVerdict, QueryResult};
+
+/// Median of a list (`NaN` when empty).
+pub(crate) fn median(values: &[f64]) -> f64 {
+    if values.is_empty() {
+        return f64::NAN;
+    }
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        0.5 * (v[n / 2 - 1] + v[n / 2])
+    }
+}
+
+fn mean(values: &[f64]) -> f64 {
+    if values.is_empty() {
+        f64::NAN
+    } else {
+        values.iter().sum::<f64>() / values.len() as f64
+    }
+}
+
+/// Everything reported for one scene and θmax.
+#[derive(Clone, Debug)]
+pub(crate) struct Summary {
+    /// Scene name.
+    pub(crate) scene: String,
+    /// θmax (degrees).
+    pub(crate) angle: f64,
+    /// Queries.
+    pub(crate) n: usize,
+    /// Fraction the continuous query reports colliding.
+    pub(crate) colliding: f64,
+    /// Fraction the oracle finds colliding.
+    pub(crate) oracle_colliding: f64,
+    /// Median ms of the continuous query: all, COL, NO-COL.
+    pub(crate) ccd: [f64; 3],
+    /// Mean ms of the continuous query.
+    pub(crate) ccd_mean: f64,
+    /// Median ms per stage (spatial, temporal, advance) over all queries.
+    pub(crate) stages: [f64; 3],
+    /// Mean % of pairs culled spatially, and temporally of the rest.
+    pub(crate) culled: [f64; 2],
+    /// Mean CA iterations.
+    pub(crate) iterations: f64,
+    /// Median ms of one discrete check at `q0`.
+    pub(crate) discrete: f64,
+    /// Sampling at 1°: median ms and misses.
+    pub(crate) sample_1: (f64, usize),
+    /// Sampling at 0.1°: median ms and misses.
+    pub(crate) sample_01: (f64, usize),
+    /// Oracle findings: missed, late, false alarms, grazes, inconclusive.
+    pub(crate) oracle: [usize; 5],
+}
+
+impl Summary {
+    /// Summarises one scene and θmax.
+    pub(crate) fn new(scene: &str, angle: f64, results: &[QueryResult]) -> Self {
+        let n = results.len();
+        let frac = |k: usize| if n == 0 { 0.0 } else { k as f64 / n as f64 };
+        let col: Vec<f64> = results
+            .iter()
+            .filter(|r| r.ccd_collides())
+            .map(|r| r.ccd_ms)
+            .collect();
+        let free: Vec<f64> = results
+            .iter()
+            .filter(|r| !r.ccd_collides())
+            .map(|r| r.ccd_ms)
+            .collect();
+        let all: Vec<f64> = results.iter().map(|r| r.ccd_ms).collect();
+        let stage =
+            |f: &dyn Fn(&QueryResult) -> f64| median(&results.iter().map(f).collect::<Vec<_>>());
+        let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+        let pct = |a: usize, b: usize| {
+            if b == 0 {
+                0.0
+            } else {
+                100.0 * (1.0 - a as f64 / b as f64)
+            }
+        };
+        let count = |f: &dyn Fn(&QueryResult) -> bool| results.iter().filter(|r| f(r)).count();
+        Self {
+            scene: scene.to_owned(),
+            angle,
+            n,
+            colliding: frac(col.len()),
+            oracle_colliding: frac(count(&|r| matches!(r.verdict, OracleVerdict::Collides(_)))),
+            ccd: [median(&all), median(&col), median(&free)],
+            ccd_mean: mean(&all),
+            stages: [
+                stage(&|r| ms(r.report.stats.spatial_time)),
+                stage(&|r| ms(r.report.stats.temporal_time)),
+                stage(&|r| ms(r.report.stats.advance_time)),
+            ],
+            culled: [
+                mean(
+                    &results
+                        .iter()
+                        .map(|r| {
+                            pct(
+                                r.report.stats.pairs_after_spatial,
+                                r.report.stats.pairs_total,
+                            )
+                        })
+                        .collect::<Vec<_>>(),
+                ),
+                mean(
+                    &results
+                        .iter()
+                        .map(|r| {
+                            pct(
+                                r.report.stats.pairs_after_temporal,
+                                r.report.stats.pairs_after_spatial,
+                            )
+                        })
+                        .collect::<Vec<_>>(),
+                ),
+            ],
+            iterations: mean(
+                &results
+                    .iter()
+                    .map(|r| r.report.stats.ca_iterations as f64)
+                    .collect::<Vec<_>>(),
+            ),
+            discrete: median(&results.iter().map(|r| r.discrete_ms).collect::<Vec<_>>()),
+            sample_1: (
+                median(&results.iter().map(|r| r.sample_1.0).collect::<Vec<_>>()),
+                count(&|r| r.baseline_missed(r.sample_1.1)),
+            ),
+            sample_01: (
+                median(&results.iter().map(|r| r.sample_01.0).collect::<Vec<_>>()),
+                count(&|r| r.baseline_missed(r.sample_01.1)),
+            ),
+            oracle: [
+                count(&QueryResult::missed),
+                count(&QueryResult::late),
+                count(&QueryResult::false_alarm),
+                count(&|r| r.verdict == OracleVerdict::Graze),
+                count(&|r| r.verdict == OracleVerdict::Inconclusive),
+            ],
+        }
+    }
+
+    /// Misses, late times and false alarms: what makes the suite fail.
+    pub(crate) fn failures(&self) -> usize {
+        self.oracle[0] + self.oracle[1] + self.oracle[2]
+    }
+
+    /// As JSON.
+    pub(crate) fn json(&self) -> Value {
+        json!({
+            "scene": self.scene,
+            "theta_max_deg": self.angle,
+            "queries": self.n,
+            "colliding_fraction": self.colliding,
+            "oracle_colliding_fraction": self.oracle_colliding,
+            "ccd_median_ms": self.ccd[0],
+            "ccd_median_ms_col": nan_null(self.ccd[1]),
+            "ccd_median_ms_nocol": nan_null(self.ccd[2]),
+            "ccd_mean_ms": self.ccd_mean,
+            "stage_median_ms": {"spatial": self.stages[0], "temporal": self.stages[1], "advance": self.stages[2]},
+            "pairs_culled_pct": {"spatial": self.culled[0], "temporal": self.culled[1]},
+            "ca_iterations_mean": self.iterations,
+            "discrete_check_median_ms": self.discrete,
+            "sampling_1deg": {"median_ms": self.sample_1.0, "missed": self.sample_1.1},
+            "sampling_0_1deg": {"median_ms": self.sample_01.0, "missed": self.sample_01.1},
+            "ratio_ccd_to_discrete": self.ccd[0] / self.discrete,
+            "ratio_ccd_to_sampling_1deg": self.ccd[0] / self.sample_1.0,
+            "oracle": {
+                "missed": self.oracle[0], "late": self.oracle[1], "false_alarms": self.oracle[2],
+                "grazes": self.oracle[3], "inconclusive": self.oracle[4],
+            },
+        })
+    }
+}
+
+fn nan_null(x: f64) -> Value {
+    if x.is_finite() { json!(x) } else { Value::Null }
+}
+
+fn fmt_ms(x: f64) -> String {
+    if !x.is_finite() {
+        "–".to_owned()
+    } else if x < 0.1 {
+        format!("{x:.4}")
+    } else if x < 10.0 {
+        format!("{x:.3}")
+    } else {
+        format!("{x:.1}")
+    }
+}
+
+/// The markdown report: per scene, the timing table (M1 Tables 1–2 shape),
+/// the baselines and ratios, and the oracle's findings.
+pub(crate) fn markdown(summaries: &[Summary], header: &str) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "{header}");
+    let mut scenes: Vec<&str> = summaries.iter().map(|x| x.scene.as_str()).collect();
+    scenes.dedup();
+    for scene in scenes {
+        let rows: Vec<&Summary> = summaries.iter().filter(|x| x.scene == scene).collect();
+        let _ = writeln!(s, "\n### Puma / {scene}\n");
+        let _ = writeln!(
+            s,
+            "| θmax | queries | colliding | CCD median ms (all) | COL | NO-COL | spatial ms | temporal ms | advance ms | pairs culled spatially | temporally | CA iterations |"
+        );
+        let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|---|");
+        for r in &rows {
+            let _ = writeln!(
+                s,
+                "| {}° | {} | {:.0} % | {} | {} | {} | {} | {} | {} | {:.1} % | {:.1} % | {:.1} |",
+                r.angle,
+                r.n,
+                100.0 * r.colliding,
+                fmt_ms(r.ccd[0]),
+                fmt_ms(r.ccd[1]),
+                fmt_ms(r.ccd[2]),
+                fmt_ms(r.stages[0]),
+                fmt_ms(r.stages[1]),
+                fmt_ms(r.stages[2]),
+                r.culled[0],
+                r.culled[1],
+                r.iterations,
+            );
+        }
+        let _ = writeln!(s, "\nBaselines (same queries, one thread, median ms):\n");
+        let _ = writeln!(
+            s,
+            "| θmax | one discrete check | CCD / check | sampling 1° | missed | CCD / sampling 1° | sampling 0.1° | missed |"
+        );
+        let _ = writeln!(s, "|---|---|---|---|---|---|---|---|");
+        for r in &rows {
+            let _ = writeln!(
+                s,
+                "| {}° | {} | {:.1}× | {} | {} | {:.2}× | {} | {} |",
+                r.angle,
+                fmt_ms(r.discrete),
+                r.ccd[0] / r.discrete,
+                fmt_ms(r.sample_1.0),
+                r.sample_1.1,
+                r.ccd[0] / r.sample_1.0,
+                fmt_ms(r.sample_01.0),
+                r.sample_01.1,
+            );
+        }
+        let _ = writeln!(s, "\nOracle checks:\n");
+        let _ = writeln!(
+            s,
+            "| θmax | oracle colliding | missed | late TOC | false alarms | grazes | inconclusive |"
+        );
+        let _ = writeln!(s, "|---|---|---|---|---|---|---|");
+        for r in &rows {
+            let _ = writeln!(
+                s,
+                "| {}° | {:.0} % | {} | {} | {} | {} | {} |",
+                r.angle,
+                100.0 * r.oracle_colliding,
+                r.oracle[0],
+                r.oracle[1],
+                r.oracle[2],
+                r.oracle[3],
+                r.oracle[4],
+            );
+        }
+    }
+    s
+}
+
+/// One CSV row per query.
+pub(crate) fn csv(scene: &str, angle: f64, results: &[QueryResult], out: &mut String) {
+    if out.is_empty() {
+        out.push_str(
+            "scene,theta_max_deg,index,status,toc,ccd_ms,spatial_ms,temporal_ms,advance_ms,pairs_total,pairs_after_spatial,pairs_after_temporal,ca_iterations,distance_calls,discrete_ms,sampling_1deg_ms,sampling_1deg_collides,sampling_0_1deg_ms,sampling_0_1deg_collides,oracle,oracle_toc,q0,q1\n",
+        );
+    }
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+    for r in results {
+        let s = &r.report.stats;
+        let (verdict, t) = match r.verdict {
+            OracleVerdict::Collides(t) => ("collides", format!("{t}")),
+            OracleVerdict::Free => ("free", String::new()),
+            OracleVerdict::Graze => ("graze", String::new()),
+            OracleVerdict::Inconclusive => ("inconclusive", String::new()),
+        };
+        let q = |v: &[f64]| {
+            v.iter()
+                .map(|x| format!("{x:.6}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let _ = writeln!(
+            out,
+            "{scene},{angle},{},{:?},{},{:.5},{:.5},{:.5},{:.5},{},{},{},{},{},{:.5},{:.5},{},{:.5},{},{verdict},{t},{},{}",
+            r.index,
+            r.report.status,
+            r.report.toc_lower_bound,
+            r.ccd_ms,
+            ms(s.spatial_time),
+            ms(s.temporal_time),
+            ms(s.advance_time),
+            s.pairs_total,
+            s.pairs_after_spatial,
+            s.pairs_after_temporal,
+            s.ca_iterations,
+            s.distance_calls,
+            r.discrete_ms,
+            r.sample_1.0,
+            r.sample_1.1,
+            r.sample_01.0,
+            r.sample_01.1,
+            q(&r.q0),
+            q(&r.q1),
+        );
+    }
+}
+
+/// An SVG plot of median time against θmax (log scale) for the continuous
+/// query and the baselines of one scene.
+pub(crate) fn svg(scene: &str, rows: &[&Summary]) -> String {
+    let (w, h, left, right, top, bottom) = (640.0, 400.0, 70.0, 170.0, 40.0, 50.0);
+    let series: [(&str, &str, Box<dyn Fn(&Summary) -> f64>); 4] = [
+        ("CCD (CATCH)", "#1f77b4", Box::new(|s| s.ccd[0])),
+        ("one discrete check", "#2ca02c", Box::new(|s| s.discrete)),
+        ("sampling 1°", "#ff7f0e", Box::new(|s| s.sample_1.0)),
+        ("sampling 0.1°", "#d62728", Box::new(|s| s.sample_01.0)),
+    ];
+    let values: Vec<f64> = rows
+        .iter()
+        .flat_map(|r| series.iter().map(move |(_, _, f)| f(r)))
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .collect();
+    let (lo, hi) = values
+        .iter()
+        .fold((f64::INFINITY, 0.0_f64), |(a, b), &v| (a.min(v), b.max(v)));
+    let (lo, hi) = if lo.is_finite() && hi > 0.0 {
+        (
+            10f64.powf(lo.log10().floor()),
+            10f64.powf(hi.log10().ceil().max(lo.log10().floor() + 1.0)),
+        )
+    } else {
+        (0.01, 100.0)
+    };
+    let amax = rows.iter().map(|r| r.angle).fold(1.0, f64::max);
+    let x = |a: f64| left + (w - left - right) * a / amax;
+    let y = |v: f64| {
+        top + (h - top - bottom) * (1.0 - (v.log10() - lo.log10()) / (hi.log10() - lo.log10()))
+    };
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">"#
+    );
+    let _ = writeln!(s, r#"<rect width="{w}" height="{h}" fill="white"/>"#);
+    let _ = writeln!(
+        s,
+        r#"<text x="{}" y="20" text-anchor="middle" font-size="14">Puma / {scene}: median time per query vs θmax</text>"#,
+        (left + w - right) / 2.0
+    );
+    let (x0, x1, y0, y1) = (left, w - right, top, h - bottom);
+    let _ = writeln!(
+        s,
+        r#"<path d="M{x0},{y0} L{x0},{y1} L{x1},{y1}" stroke="black" fill="none"/>"#
+    );
+    let mut decade = lo;
+    while decade <= hi * 1.0001 {
+        let yy = y(decade);
+        let _ = writeln!(
+            s,
+            r##"<line x1="{x0}" y1="{yy}" x2="{x1}" y2="{yy}" stroke="#ddd"/><text x="{}" y="{}" text-anchor="end">{decade} ms</text>"##,
+            x0 - 5.0,
+            yy + 4.0
+        );
+        decade *= 10.0;
+    }
+    for r in rows {
+        let xx = x(r.angle);
+        let _ = writeln!(
+            s,
+            r#"<text x="{xx}" y="{}" text-anchor="middle">{}°</text>"#,
+            y1 + 18.0,
+            r.angle
+        );
+    }
+    let _ = writeln!(
+        s,
+        r#"<text x="{}" y="{}" text-anchor="middle">θmax</text>"#,
+        (x0 + x1) / 2.0,
+        h - 10.0
+    );
+    for (k, (name, colour, f)) in series.iter().enumerate() {
+        let pts: Vec<String> = rows
+            .iter()
+            .filter(|r| f(r).is_finite() && f(r) > 0.0)
+            .map(|r| format!("{:.1},{:.1}", x(r.angle), y(f(r))))
+            .collect();
+        if !pts.is_empty() {
+            let _ = writeln!(
+                s,
+                r#"<polyline points="{}" fill="none" stroke="{colour}" stroke-width="2"/>"#,
+                pts.join(" ")
+            );
+            for p in &pts {
+                let (px, py) = p.split_once(',').unwrap_or(("0", "0"));
+                let _ = writeln!(s, r#"<circle cx="{px}" cy="{py}" r="3" fill="{colour}"/>"#);
+            }
+        }
+        let ly = top + 20.0 * k as f64 + 10.0;
+        let _ = writeln!(
+            s,
+            r#"<line x1="{}" y1="{ly}" x2="{}" y2="{ly}" stroke="{colour}" stroke-width="2"/><text x="{}" y="{}">{name}</text>"#,
+            x1 + 10.0,
+            x1 + 30.0,
+            x1 + 35.0,
+            ly + 4.0
+        );
+    }
+    s.push_str("</svg>\n");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn medians() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
+        assert!(median(&[]).is_nan());
+    }
+}

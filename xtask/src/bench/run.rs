@@ -1,0 +1,275 @@
+//! Query generation, the timed runs and the oracle checks.
+
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use armature::oracle::{Oracle, OracleOptions, Verdict};
+use armature::{CcdReport, CcdStatus, Pipeline, Scene};
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+
+/// A small seeded generator (SplitMix64): the same queries on every
+/// machine for a seed.
+#[derive(Clone, Debug)]
+pub(crate) struct Rng(u64);
+
+impl Rng {
+    /// A generator for `seed`, decorrelated per `stream`.
+    pub(crate) fn new(seed: u64, stream: u64) -> Self {
+        let mut r = Self(seed ^ stream.wrapping_mul(0xA076_1D64_78BD_642F));
+        r.next_u64();
+        r
+    }
+
+    /// The next 64 random bits.
+    pub(crate) fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `[lo, hi)`.
+    pub(crate) fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
+        let u = (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+        lo + (hi - lo) * u
+    }
+}
+
+/// What the oracle said of a query's motion.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum OracleVerdict {
+    /// A sample collides; the first colliding time found.
+    Collides(f64),
+    /// Every sampled distance above the oracle's δ.
+    Free,
+    /// Neither: either answer is accepted.
+    Graze,
+    /// The oracle ran out of samples (counted, not judged).
+    Inconclusive,
+}
+
+/// One benchmark query and everything measured on it.
+#[derive(Clone, Debug)]
+pub(crate) struct QueryResult {
+    /// Index within its scene and θmax.
+    pub(crate) index: usize,
+    /// Start configuration.
+    pub(crate) q0: Vec<f64>,
+    /// End configuration.
+    pub(crate) q1: Vec<f64>,
+    /// The continuous query's answer.
+    pub(crate) report: CcdReport,
+    /// Its wall time (ms, one thread).
+    pub(crate) ccd_ms: f64,
+    /// One discrete check at `q0` (ms).
+    pub(crate) discrete_ms: f64,
+    /// Sampling at 1° joint resolution: time (ms) and answer.
+    pub(crate) sample_1: (f64, bool),
+    /// Sampling at 0.1°: time (ms) and answer.
+    pub(crate) sample_01: (f64, bool),
+    /// The oracle's verdict (filled by [`check_with_oracle`]).
+    pub(crate) verdict: OracleVerdict,
+}
+
+impl QueryResult {
+    /// Whether the continuous answer says the motion may collide.
+    pub(crate) fn ccd_collides(&self) -> bool {
+        self.report.may_collide()
+    }
+
+    /// The continuous answer missed a collision the oracle saw.
+    pub(crate) fn missed(&self) -> bool {
+        matches!(self.verdict, OracleVerdict::Collides(_)) && !self.ccd_collides()
+    }
+
+    /// The continuous answer's time is after the oracle's colliding time.
+    pub(crate) fn late(&self) -> bool {
+        match self.verdict {
+            OracleVerdict::Collides(t) => self.ccd_collides() && self.report.toc_lower_bound > t,
+            _ => false,
+        }
+    }
+
+    /// A certain collision on a motion the oracle found clearly free.
+    pub(crate) fn false_alarm(&self) -> bool {
+        self.verdict == OracleVerdict::Free
+            && matches!(
+                self.report.status,
+                CcdStatus::Collides | CcdStatus::CollidingAtStart
+            )
+    }
+
+    /// A sampling baseline's answer missed the oracle's collision.
+    pub(crate) fn baseline_missed(&self, collides: bool) -> bool {
+        matches!(self.verdict, OracleVerdict::Collides(_)) && !collides
+    }
+}
+
+/// Limits of every configuration value (`[−π, π]` where unlimited).
+fn limits(scene: &Scene) -> Vec<(f64, f64)> {
+    let mut out = vec![(-std::f64::consts::PI, std::f64::consts::PI); scene.nq()];
+    for j in scene.joints() {
+        if let (Some(l), 1) = (j.limits, j.q.len()) {
+            out[j.q.start] = l;
+        }
+    }
+    out
+}
+
+/// The queries of one scene and θmax (DESIGN.md §4, "A benchmark query"):
+/// `q0` uniform within the limits until collision-free, `q1 = q0 + δq`
+/// with each `δq_k` uniform in `[−θmax, θmax]`, clamped to the limits.
+///
+/// # Errors
+/// When no collision-free `q0` turns up in 100,000 draws, or a check fails.
+pub(crate) fn queries(
+    scene: &Scene,
+    pipeline: &Pipeline,
+    theta_max: f64,
+    n: usize,
+    rng: &mut Rng,
+) -> Result<Vec<(Vec<f64>, Vec<f64>)>> {
+    let lim = limits(scene);
+    let mut out = Vec::with_capacity(n);
+    let mut draws = 0usize;
+    while out.len() < n {
+        draws += 1;
+        if draws > 100_000 + 1_000 * n {
+            bail!("no collision-free start configuration in {draws} draws");
+        }
+        let q0: Vec<f64> = lim.iter().map(|&(lo, hi)| rng.uniform(lo, hi)).collect();
+        if pipeline.collides(scene, &q0)? {
+            continue;
+        }
+        let q1: Vec<f64> = q0
+            .iter()
+            .zip(&lim)
+            .map(|(&q, &(lo, hi))| (q + rng.uniform(-theta_max, theta_max)).clamp(lo, hi))
+            .collect();
+        out.push((q0, q1));
+    }
+    Ok(out)
+}
+
+/// Fixed-resolution sampling of the motion: a discrete check every
+/// `resolution` radians of the largest joint change (both ends included),
+/// stopping at the first colliding sample.
+fn sample(
+    scene: &Scene,
+    pipeline: &Pipeline,
+    q0: &[f64],
+    q1: &[f64],
+    resolution: f64,
+) -> Result<bool> {
+    let span = q0
+        .iter()
+        .zip(q1)
+        .map(|(a, b)| (b - a).abs())
+        .fold(0.0, f64::max);
+    let steps = ((span / resolution).ceil() as usize).max(1);
+    let mut q = vec![0.0; q0.len()];
+    for k in 0..=steps {
+        let t = k as f64 / steps as f64;
+        for (i, v) in q.iter_mut().enumerate() {
+            *v = q0[i] + t * (q1[i] - q0[i]);
+        }
+        if pipeline.collides(scene, &q)? {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+fn millis(start: Instant) -> f64 {
+    start.elapsed().as_secs_f64() * 1e3
+}
+
+/// A progress bar on stderr (hidden when stderr is not a terminal).
+pub(crate) fn progress(len: usize, label: &str) -> ProgressBar {
+    let bar = ProgressBar::new(len as u64);
+    if let Ok(style) = ProgressStyle::with_template(
+        "{prefix:>22} [{bar:30}] {pos}/{len} {elapsed_precise} ETA {eta}",
+    ) {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar.set_prefix(label.to_owned());
+    bar
+}
+
+/// Runs and times every query on this thread: the continuous query on a
+/// prepared scene, one discrete check at `q0`, and the two sampling
+/// baselines.
+///
+/// # Errors
+/// A query error, with the query's index.
+pub(crate) fn timed_runs(
+    scene: &Scene,
+    pipeline: &Pipeline,
+    motions: Vec<(Vec<f64>, Vec<f64>)>,
+    label: &str,
+) -> Result<Vec<QueryResult>> {
+    let mut prepared = pipeline.prepare(scene)?;
+    let bar = progress(motions.len(), label);
+    let one_degree = 1f64.to_radians();
+    let mut out = Vec::with_capacity(motions.len());
+    for (index, (q0, q1)) in motions.into_iter().enumerate() {
+        let start = Instant::now();
+        let report = prepared
+            .first_contact(&q0, &q1)
+            .with_context(|| format!("query {index}"))?;
+        let ccd_ms = millis(start);
+        let start = Instant::now();
+        let _ = std::hint::black_box(pipeline.collides(scene, &q0)?);
+        let discrete_ms = millis(start);
+        let start = Instant::now();
+        let c1 = sample(scene, pipeline, &q0, &q1, one_degree)?;
+        let s1 = millis(start);
+        let start = Instant::now();
+        let c01 = sample(scene, pipeline, &q0, &q1, 0.1 * one_degree)?;
+        let s01 = millis(start);
+        out.push(QueryResult {
+            index,
+            q0,
+            q1,
+            report,
+            ccd_ms,
+            discrete_ms,
+            sample_1: (s1, c1),
+            sample_01: (s01, c01),
+            verdict: OracleVerdict::Inconclusive,
+        });
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    Ok(out)
+}
+
+/// Fills every result's oracle verdict, in parallel (untimed).
+///
+/// # Errors
+/// An oracle error, with the query's index.
+pub(crate) fn check_with_oracle(
+    scene: &Scene,
+    results: &mut [QueryResult],
+    label: &str,
+) -> Result<()> {
+    let oracle = Oracle::new(scene, OracleOptions::default())?;
+    let bar = progress(results.len(), label);
+    results.par_iter_mut().try_for_each(|r| -> Result<()> {
+        let v = oracle
+            .verdict(&r.q0, &r.q1)
+            .with_context(|| format!("oracle on query {}", r.index))?;
+        r.verdict = match v {
+            Verdict::Collides { bracket, .. } => OracleVerdict::Collides(bracket.1),
+            Verdict::Free { .. } => OracleVerdict::Free,
+            Verdict::Graze { .. } => OracleVerdict::Graze,
+            _ => OracleVerdict::Inconclusive,
+        };
+        bar.inc(1);
+        Ok(())
+    })?;
+    bar.finish_and_clear();
+    Ok(())
+}
