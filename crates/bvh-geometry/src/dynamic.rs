@@ -125,7 +125,7 @@ impl DisabledPairs {
 }
 
 /// Which link pairs the hierarchy skips, and the enclosure it uses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DynamicHierarchyOptions {
     /// Interval (M1) or Taylor (M4) pose enclosures. Default Taylor.
     pub kind: EnclosureKind,
@@ -136,6 +136,10 @@ pub struct DynamicHierarchyOptions {
     /// Skip links joined by a chain of fixed joints: they form one rigid
     /// body and never move relative to each other. Default `true`.
     pub skip_rigidly_attached: bool,
+    /// Every swept link box is widened by this distance, so pairs closer
+    /// than it are kept too (a query's distance threshold). Finite and
+    /// non-negative (anything else counts as 0). Default 0.
+    pub margin: f64,
 }
 
 impl Default for DynamicHierarchyOptions {
@@ -145,6 +149,7 @@ impl Default for DynamicHierarchyOptions {
             self_collision: true,
             skip_adjacent: true,
             skip_rigidly_attached: true,
+            margin: 0.0,
         }
     }
 }
@@ -175,6 +180,13 @@ impl DynamicHierarchyOptions {
     #[must_use]
     pub const fn with_skip_rigidly_attached(mut self, on: bool) -> Self {
         self.skip_rigidly_attached = on;
+        self
+    }
+
+    /// With this margin around every swept link box.
+    #[must_use]
+    pub const fn with_margin(mut self, margin: f64) -> Self {
+        self.margin = margin;
         self
     }
 }
@@ -432,6 +444,12 @@ impl DynamicLinkHierarchy {
                     })?),
                     None => Aabb::EMPTY,
                 };
+            let m = self.options.margin;
+            let b = if m > 0.0 && m.is_finite() && obb.is_some() {
+                b.inflated(m)
+            } else {
+                b
+            };
             self.boxes.push(b);
         }
         self.tree.rebuild(&self.boxes);

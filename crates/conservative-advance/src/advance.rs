@@ -353,7 +353,8 @@ impl<'a> CcdScene<'a> {
             .dynamic_hierarchy(
                 DynamicHierarchyOptions::default()
                     .with_kind(options.enclosure)
-                    .with_self_collision(options.self_collision),
+                    .with_self_collision(options.self_collision)
+                    .with_margin(options.distance_threshold),
             )?
             .with_disabled(disabled.clone());
         Ok(Self {

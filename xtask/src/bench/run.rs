@@ -3,8 +3,8 @@
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use armature::oracle::{Oracle, OracleOptions, Verdict};
-use armature::{CcdReport, CcdStatus, Pipeline, Scene};
+use armature::oracle::{Judgement, Oracle, OracleOptions, Verdict};
+use armature::{CcdReport, Pipeline, Scene};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 
@@ -71,6 +71,8 @@ pub(crate) struct QueryResult {
     pub(crate) sample_01: (f64, bool),
     /// The oracle's verdict (filled by [`check_with_oracle`]).
     pub(crate) verdict: OracleVerdict,
+    /// The oracle's judgement of the continuous answer.
+    pub(crate) judgement: Judgement,
 }
 
 impl QueryResult {
@@ -81,24 +83,21 @@ impl QueryResult {
 
     /// The continuous answer missed a collision the oracle saw.
     pub(crate) fn missed(&self) -> bool {
-        matches!(self.verdict, OracleVerdict::Collides(_)) && !self.ccd_collides()
+        matches!(self.judgement, Judgement::Missed { .. })
     }
 
     /// The continuous answer's time is after the oracle's colliding time.
     pub(crate) fn late(&self) -> bool {
-        match self.verdict {
-            OracleVerdict::Collides(t) => self.ccd_collides() && self.report.toc_lower_bound > t,
-            _ => false,
-        }
+        matches!(self.judgement, Judgement::Late { .. })
     }
 
-    /// A certain collision on a motion the oracle found clearly free.
+    /// A certain collision on a motion the oracle found clearly free, or a
+    /// reported contact whose distance is above the threshold.
     pub(crate) fn false_alarm(&self) -> bool {
-        self.verdict == OracleVerdict::Free
-            && matches!(
-                self.report.status,
-                CcdStatus::Collides | CcdStatus::CollidingAtStart
-            )
+        matches!(
+            self.judgement,
+            Judgement::FalseAlarm { .. } | Judgement::FarContact { .. }
+        )
     }
 
     /// A sampling baseline's answer missed the oracle's collision.
@@ -239,6 +238,7 @@ pub(crate) fn timed_runs(
             sample_1: (s1, c1),
             sample_01: (s01, c01),
             verdict: OracleVerdict::Inconclusive,
+            judgement: Judgement::Inconclusive,
         });
         bar.inc(1);
     }
@@ -261,6 +261,9 @@ pub(crate) fn check_with_oracle(
         let v = oracle
             .verdict(&r.q0, &r.q1)
             .with_context(|| format!("oracle on query {}", r.index))?;
+        r.judgement = oracle
+            .judge_verdict(&r.report, &v, &r.q0, &r.q1)
+            .with_context(|| format!("judging query {}", r.index))?;
         r.verdict = match v {
             Verdict::Collides { bracket, .. } => OracleVerdict::Collides(bracket.1),
             Verdict::Free { .. } => OracleVerdict::Free,
