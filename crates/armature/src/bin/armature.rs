@@ -27,7 +27,12 @@ use clap::{Args, Parser, Subcommand};
 
 /// Continuous collision detection for articulated models.
 #[derive(Debug, Parser)]
-#[command(name = "armature", version, about, long_about = None)]
+#[command(
+    name = "armature",
+    version,
+    after_help = "Exit status: 0 when the query ran, whatever its answer; 2 for bad input \
+                  (scene file, configuration, option); 1 when the answer cannot be written."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

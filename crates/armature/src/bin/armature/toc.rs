@@ -26,7 +26,7 @@ pub(crate) struct TocArgs {
     #[arg(long, value_name = "X", allow_negative_numbers = true)]
     threshold: Option<f64>,
     /// How the broad phase encloses each link over the motion.
-    #[arg(long, value_enum, default_value_t = BroadPhaseArg::Taylor)]
+    #[arg(long, value_enum, value_name = "KIND", default_value_t = BroadPhaseArg::Taylor)]
     broad_phase: BroadPhaseArg,
     /// Test every pair the boxes keep, without sorting them by lower bounds
     /// on their time of contact (the answer is the same).
