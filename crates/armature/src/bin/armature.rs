@@ -95,14 +95,16 @@ fn main() -> ExitCode {
     .and_then(|()| out.flush().map_err(Failure::from));
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // A failure to write on stderr leaves nothing better to do than
+        // exit with the status (`eprintln!` would panic instead).
         Err(Failure::Input(e)) => {
-            eprintln!("{}", error_text(&e));
+            let _ = writeln!(std::io::stderr(), "{}", error_text(&e));
             ExitCode::from(2)
         }
         Err(Failure::Output(e)) => {
             // A closed pipe (`armature info … | head`) is not worth a word.
             if e.kind() != std::io::ErrorKind::BrokenPipe {
-                eprintln!("error: cannot write the answer: {e}");
+                let _ = writeln!(std::io::stderr(), "error: cannot write the answer: {e}");
             }
             ExitCode::from(1)
         }
