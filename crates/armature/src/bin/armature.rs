@@ -1,3 +1,129 @@
-//! The `armature` command line.
+//! The `armature` command line: `info`, `toc` and `check` on a scene file.
+//!
+//! Every command reads a RON scene file (`--scene`), runs one query and
+//! prints its answer, aligned text by default or one JSON object with
+//! `--json`. The exit status is 0 whenever the query ran, whatever its
+//! answer; 2 for bad input (a scene file that does not load, a bad
+//! configuration, an option out of range), with the error on stderr; 1 when
+//! the answer cannot be written. The full contract is `docs/cli.md`.
 
-fn main() {}
+// The binary's root is `src/bin/armature.rs` (fixed by the manifest), so
+// its modules would be looked up beside it, among other binaries' files;
+// they live in `src/bin/armature/` instead.
+#[path = "armature/check.rs"]
+mod check;
+#[path = "armature/info.rs"]
+mod info;
+#[path = "armature/output.rs"]
+mod output;
+#[path = "armature/toc.rs"]
+mod toc;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Continuous collision detection for articulated models.
+#[derive(Debug, Parser)]
+#[command(
+    name = "armature",
+    version,
+    after_help = "Exit status: 0 when the query ran, whatever its answer; 2 for bad input \
+                  (scene file, configuration, option); 1 when the answer cannot be written."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Print a scene: bodies, movable joints in configuration order, links,
+    /// obstacles and test settings.
+    Info(info::InfoArgs),
+    /// First time of contact while the bodies move from one configuration to
+    /// another.
+    Toc(toc::TocArgs),
+    /// Discrete collision and distance at one configuration.
+    Check(check::CheckArgs),
+}
+
+/// The options every command takes.
+#[derive(Debug, Args)]
+struct Common {
+    /// The scene file (RON; paths inside are relative to it).
+    #[arg(long, value_name = "FILE")]
+    scene: PathBuf,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Why a command did not finish.
+#[derive(Debug)]
+enum Failure {
+    /// Bad input: the query could not run (exit status 2).
+    Input(armature::Error),
+    /// The answer could not be written (exit status 1).
+    Output(std::io::Error),
+}
+
+impl From<armature::Error> for Failure {
+    fn from(e: armature::Error) -> Self {
+        Self::Input(e)
+    }
+}
+
+impl From<std::io::Error> for Failure {
+    fn from(e: std::io::Error) -> Self {
+        Self::Output(e)
+    }
+}
+
+fn main() -> ExitCode {
+    // Usage errors exit with status 2 inside `parse`, help and version 0.
+    let cli = Cli::parse();
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let result = match &cli.command {
+        Command::Info(args) => info::run(args, &mut out),
+        Command::Toc(args) => toc::run(args, &mut out),
+        Command::Check(args) => check::run(args, &mut out),
+    }
+    .and_then(|()| out.flush().map_err(Failure::from));
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        // A failure to write on stderr leaves nothing better to do than
+        // exit with the status (`eprintln!` would panic instead).
+        Err(Failure::Input(e)) => {
+            let _ = writeln!(std::io::stderr(), "{}", error_text(&e));
+            ExitCode::from(2)
+        }
+        Err(Failure::Output(e)) => {
+            // A closed pipe (`armature info … | head`) is not worth a word.
+            if e.kind() != std::io::ErrorKind::BrokenPipe {
+                let _ = writeln!(std::io::stderr(), "error: cannot write the answer: {e}");
+            }
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// `error: <message>` and one `caused by:` line per source the message
+/// does not already quote (most of the facade's messages embed their
+/// source's).
+fn error_text(e: &dyn std::error::Error) -> String {
+    let mut text = format!("error: {e}");
+    let mut source = e.source();
+    while let Some(s) = source {
+        let line = s.to_string();
+        if !text.contains(&line) {
+            text.push_str("\n  caused by: ");
+            text.push_str(&line);
+        }
+        source = s.source();
+    }
+    text
+}
