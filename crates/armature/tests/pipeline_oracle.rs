@@ -321,3 +321,33 @@ fn pipeline_answers_are_the_conservative_advancement_crates() {
         assert!(statuses.len() >= 2, "{file}: {statuses:?}");
     }
 }
+
+/// A pair closer than the distance threshold whose swept boxes do not
+/// overlap is still found: the spatial culling widens the link boxes by
+/// the threshold (the arm rests 0.15 from the crate in `single.ron`).
+#[test]
+fn pairs_within_the_threshold_are_not_culled() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let scene = armature::Scene::from_file(dir.join("single.ron")).unwrap();
+    let q = vec![0.0; scene.nq()];
+    let check = armature::Pipeline::builder()
+        .build()
+        .unwrap()
+        .check(&scene, &q)
+        .unwrap();
+    assert!((check.distance - 0.15).abs() < 1e-9, "{}", check.distance);
+    for threshold in [0.2, 0.16] {
+        let p = armature::Pipeline::builder()
+            .distance_threshold(threshold)
+            .build()
+            .unwrap();
+        let r = p.first_contact(&scene, &q, &q).unwrap();
+        assert!(r.may_collide(), "threshold {threshold}: {r:?}");
+        assert_eq!(r.toc_lower_bound, 0.0);
+    }
+    let p = armature::Pipeline::builder()
+        .distance_threshold(0.14)
+        .build()
+        .unwrap();
+    assert!(!p.first_contact(&scene, &q, &q).unwrap().may_collide());
+}
