@@ -5,9 +5,13 @@
 //! tasks build with the workspace's own toolchain).
 //!
 //! - `cargo xtask bench` — the end-to-end benchmark driver. The suite itself
-//!   (scene generators, the oracle-checked random-motion runs per θmax, the
-//!   fixed-resolution sampling baselines and the reports) is not built yet;
-//!   the command says so and points at the criterion micro-benchmarks.
+//!   (the oracle-checked random-motion runs per θmax, the fixed-resolution
+//!   sampling baselines and the reports) is not built yet; the command says
+//!   so and points at the criterion micro-benchmarks.
+//! - `cargo xtask gen-data` — generates the Puma 560 robot and the *pipes*
+//!   and *AMR* scenes into `data/` (see [`gen_data`]); `--check` compares the
+//!   committed files with a fresh generation, `--stats` measures the
+//!   scenes' density for the benchmark.
 //! - `cargo xtask help` — usage.
 //!
 //! The repository rules (the crate layering of DESIGN.md §2, no placeholder
@@ -15,12 +19,15 @@
 //! crate) are `#[test]`s in the `tidy` module, so `cargo test --workspace`
 //! enforces them.
 //!
-//! Arguments are parsed by hand: the driver has few options and must build
-//! quickly on every CI run.
+//! Arguments are parsed by hand: the driver has few options.
 
 use std::io::Write;
 use std::process::ExitCode;
 
+// `gen` is a reserved keyword in edition 2024; the folder keeps the short
+// name and the module says what it generates.
+#[path = "gen/mod.rs"]
+mod gen_data;
 #[cfg(test)]
 mod tidy;
 
@@ -32,12 +39,11 @@ Usage: cargo xtask <COMMAND> [OPTIONS]
 Repository tasks for armature.
 
 Commands:
-  bench    Run the end-to-end benchmark suite (not built yet: prints what is
-           missing and how to run the micro-benchmarks)
-  help     Print this message
-
-Planned with the benchmark suite:
-  gen-data Generate the Puma, pipes and AMR scenes into data/
+  bench     Run the end-to-end benchmark suite (not built yet: prints what is
+            missing and how to run the micro-benchmarks)
+  gen-data  Generate the Puma, pipes and AMR scenes into data/ (--check to
+            compare, --stats to measure; see `cargo xtask gen-data --help`)
+  help      Print this message
 
 The repository rules (crate layering, no placeholder macros, crate contract
 docs) are checked by `cargo test -p xtask`.
@@ -69,13 +75,24 @@ enum Command {
         /// Arguments accepted but not acted on, in the order given.
         ignored: Vec<String>,
     },
+    /// Generate, check or measure the data files.
+    GenData(gen_data::GenData),
+}
+
+/// Why a command line was rejected.
+#[derive(Debug, PartialEq, Eq)]
+enum ParseError {
+    /// An unknown subcommand, as given.
+    UnknownCommand(String),
+    /// A bad option of a known subcommand: the subcommand and the message.
+    BadOption(&'static str, String),
 }
 
 /// Parses the arguments after the program name.
 ///
 /// # Errors
-/// The unknown subcommand, as given.
-fn parse(args: &[String]) -> Result<Command, String> {
+/// The unknown subcommand, as given, or a bad option of a known one.
+fn parse(args: &[String]) -> Result<Command, ParseError> {
     let Some((command, rest)) = args.split_first() else {
         return Ok(Command::Help);
     };
@@ -90,7 +107,10 @@ fn parse(args: &[String]) -> Result<Command, String> {
                 })
             }
         }
-        other => Err(other.to_owned()),
+        "gen-data" => gen_data::parse(rest)
+            .map(Command::GenData)
+            .map_err(|m| ParseError::BadOption("gen-data", m)),
+        other => Err(ParseError::UnknownCommand(other.to_owned())),
     }
 }
 
@@ -135,9 +155,15 @@ fn main() -> ExitCode {
             write!(std::io::stdout().lock(), "{BENCH_USAGE}").map_err(Into::into)
         }
         Ok(Command::Bench { ignored }) => bench(&ignored, &mut std::io::stdout().lock()),
-        Err(unknown) => {
+        Ok(Command::GenData(mode)) => gen_data::run(&mode, &mut std::io::stdout().lock()),
+        Err(ParseError::UnknownCommand(unknown)) => {
             eprintln!("error: unknown subcommand `{unknown}`\n");
             eprint!("{USAGE}");
+            return ExitCode::from(2);
+        }
+        Err(ParseError::BadOption(command, message)) => {
+            eprintln!("error: {command}: {message}\n");
+            eprint!("{}", gen_data::USAGE);
             return ExitCode::from(2);
         }
     };
@@ -152,7 +178,7 @@ fn main() -> ExitCode {
 
 #[cfg(test)]
 mod tests {
-    use super::{Command, bench, parse};
+    use super::{Command, ParseError, bench, parse};
 
     fn args(list: &[&str]) -> Vec<String> {
         list.iter().map(|s| (*s).to_owned()).collect()
@@ -181,7 +207,22 @@ mod tests {
 
     #[test]
     fn unknown_subcommand_is_an_error_naming_it() {
-        assert_eq!(parse(&args(&["frobnicate"])), Err("frobnicate".to_owned()));
+        assert_eq!(
+            parse(&args(&["frobnicate"])),
+            Err(ParseError::UnknownCommand("frobnicate".to_owned()))
+        );
+    }
+
+    #[test]
+    fn gen_data_parses_its_options() {
+        assert_eq!(
+            parse(&args(&["gen-data", "--check"])),
+            Ok(Command::GenData(crate::gen_data::GenData::Check))
+        );
+        assert!(matches!(
+            parse(&args(&["gen-data", "--bogus"])),
+            Err(ParseError::BadOption("gen-data", m)) if m.contains("--bogus")
+        ));
     }
 
     #[test]
