@@ -429,3 +429,49 @@ pub(crate) fn run(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Checker, StatsOptions};
+    use crate::gen_data::rng::SplitMix64;
+    use crate::gen_data::{SCENES, repo_root, scene};
+
+    fn checker(name: &str) -> Checker {
+        let files: Vec<(String, String)> = scene(name)
+            .unwrap()
+            .entries()
+            .into_iter()
+            .map(|e| (e.name, format!("data/scenes/{}", e.mesh)))
+            .collect();
+        Checker::load(&repo_root(), &files).unwrap()
+    }
+
+    #[test]
+    fn home_pose_is_free_with_margin_in_every_scene() {
+        for name in SCENES {
+            let c = checker(name);
+            let ((env, env_pair), (own, own_pair)) = c.clearance(&[0.0; 6]).unwrap();
+            assert!(env > 0.02, "{name}: {env} m ({env_pair})");
+            assert!(own > 0.02, "{name}: {own} m ({own_pair})");
+            assert!(!c.collides(&[0.0; 6], &mut c.scratch()).unwrap());
+        }
+    }
+
+    #[test]
+    fn queries_are_reproducible() {
+        let c = checker("pipes");
+        let mut s = c.scratch();
+        let seed = StatsOptions::default().seed;
+        let run = |s: &mut _| {
+            (0..4)
+                .map(|i| {
+                    let mut rng = SplitMix64::derived(seed, &[0, 1, i]);
+                    c.query(&mut rng, 5f64.to_radians(), s).unwrap()
+                })
+                .collect::<Vec<_>>()
+        };
+        let first = run(&mut s);
+        assert_eq!(first, run(&mut s));
+        assert!(first.iter().all(|(draws, _)| *draws >= 1));
+    }
+}
