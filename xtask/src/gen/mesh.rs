@@ -13,7 +13,7 @@
 //! surfaces of revolution from an `(r, z)` profile (flanges, tanks, pump
 //! casings, valve bodies) and torus segments (elbows, hand wheels).
 //! Curved surfaces put their vertices *on* the true surface, so the polygon
-//! lies inside it and inside its capsules.
+//! lies inside it and inside its proxies.
 
 use armature_bvh_geometry::Obb;
 use armature_bvh_geometry::query::{distance_segment_segment, overlap_obb_obb};
@@ -51,8 +51,8 @@ impl Capsule {
     }
 }
 
-/// Two unit vectors completing `z` (unit) to a right-handed frame; the
-/// same `z` always gives the same frame.
+/// A rotation whose third column is `z` (unit), completed to a
+/// right-handed frame; the same `z` always gives the same frame.
 pub(crate) fn frame_z(z: DVec3) -> DMat3 {
     let helper = if z.x.abs() < 0.9 { DVec3::X } else { DVec3::Y };
     let x = (helper - z * z.dot(helper)).normalize();
@@ -164,7 +164,7 @@ impl Proxy {
     }
 }
 
-/// One named object: vertices, polygon faces, and proxy capsules.
+/// One named object: vertices, polygon faces, and proxies.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct Part {
     name: String,

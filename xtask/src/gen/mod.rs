@@ -66,6 +66,17 @@ pub(crate) enum GenData {
     Stats(stats::StatsOptions),
 }
 
+/// Sets the mode once; a second mode option is an error naming it.
+fn set_mode(m: GenData, mode: &mut Option<GenData>, arg: &str) -> Result<(), String> {
+    match mode {
+        Some(_) => Err(format!("`{arg}` conflicts with an earlier mode option")),
+        None => {
+            *mode = Some(m);
+            Ok(())
+        }
+    }
+}
+
 /// Parses the arguments after `gen-data`.
 ///
 /// # Errors
@@ -75,15 +86,6 @@ pub(crate) fn parse(args: &[String]) -> Result<GenData, String> {
     let mut options = stats::StatsOptions::default();
     let mut stats_only = Vec::new();
     let mut it = args.iter();
-    fn set(m: GenData, mode: &mut Option<GenData>, arg: &str) -> Result<(), String> {
-        match mode {
-            Some(_) => Err(format!("`{arg}` conflicts with an earlier mode option")),
-            None => {
-                *mode = Some(m);
-                Ok(())
-            }
-        }
-    }
     while let Some(arg) = it.next() {
         let mut value = |name: &str| {
             it.next()
@@ -92,8 +94,8 @@ pub(crate) fn parse(args: &[String]) -> Result<GenData, String> {
         };
         match arg.as_str() {
             "-h" | "--help" => return Ok(GenData::Help),
-            "--check" => set(GenData::Check, &mut mode, arg)?,
-            "--stats" => set(GenData::Stats(options.clone()), &mut mode, arg)?,
+            "--check" => set_mode(GenData::Check, &mut mode, arg)?,
+            "--stats" => set_mode(GenData::Stats(options.clone()), &mut mode, arg)?,
             "--queries" => {
                 let v = value(arg)?;
                 options.queries = v
