@@ -167,10 +167,14 @@ fn layering_violations(metadata: &Value) -> Result<Vec<Violation>> {
             if !workspace.contains(to) {
                 continue;
             }
-            let ok = match rule {
-                Allowed::Any => true,
-                Allowed::Only(list) => list.contains(&to),
-            };
+            // A dev-dependency of a crate on itself only turns on its own
+            // features for its tests (no new edge between crates).
+            let kind = dep.get("kind").and_then(Value::as_str);
+            let ok = (to == name && kind == Some("dev"))
+                || match rule {
+                    Allowed::Any => true,
+                    Allowed::Only(list) => list.contains(&to),
+                };
             if !ok {
                 let kind = dep.get("kind").and_then(Value::as_str).unwrap_or("normal");
                 violations.insert(Violation::Forbidden {
