@@ -11,8 +11,8 @@ mod mesh_query_support;
 
 use armature_bvh_geometry::query::{
     CollideMode, CollideWorkspace, DistanceCache, DistanceWorkspace, GreedyDistanceOptions,
-    GreedyStatus, MeshObject, approximate_distance, collide, distance, distance_point_triangle,
-    greedy_distance, relative_pose, within_distance,
+    GreedyStatus, MeshObject, approximate_distance, capped_distance, collide, distance,
+    distance_point_triangle, greedy_distance, relative_pose, within_distance,
 };
 use armature_bvh_geometry::{Bvh, BvhOptions, GeometryError, Obb, Rss, SplitRule, TriMesh};
 use glam::{DAffine3, DVec3};
@@ -180,6 +180,33 @@ proptest! {
         prop_assert!(r.distance <= (1.0 + e) * brute * (1.0 + 1e-12) + 1e-15 * s, "{} vs (1+{e})·{brute}", r.distance);
         let gap = (r.point_a - r.point_b).length();
         prop_assert!((gap - r.distance).abs() <= 1e-12 * (r.distance + s));
+    }
+
+    #[test]
+    fn capped_distance_bounds_the_distance(
+        c in case(),
+        e in prop_oneof![Just(0.0), 0.0..0.9_f64],
+        f in prop_oneof![Just(0.0), 0.0..0.999_f64, 1.001..3.0_f64],
+    ) {
+        let (ba, bb) = (Bvh::<Rss>::build(&c.a, &c.oa).unwrap(), Bvh::<Rss>::build(&c.b, &c.ob).unwrap());
+        let oa = MeshObject::new(&c.a, &ba, c.ta).unwrap();
+        let ob = MeshObject::new(&c.b, &bb, c.tb).unwrap();
+        let (brute, _, _) = brute_distance(&c.a, &c.b, &relative_pose(&c.ta, &c.tb));
+        let s = scale(&c.a, &c.ta, &c.b, &c.tb);
+        let cap = brute * f;
+        let mut ws = DistanceWorkspace::new();
+        let r = capped_distance(&oa, &ob, e, cap, &mut ws, None).unwrap();
+        let slack = 1e-12 * (brute + s);
+        prop_assert!(r.lower_bound <= brute + slack, "lower {} > d = {brute}", r.lower_bound);
+        prop_assert!(r.lower_bound <= cap);
+        prop_assert!(r.lower_bound >= (brute / (1.0 + e)).min(cap) - slack, "lower {} vs d = {brute}, cap {cap}", r.lower_bound);
+        if let Some(n) = r.nearest {
+            prop_assert!(n.distance <= cap && n.distance >= brute - slack);
+            prop_assert!(n.distance <= (1.0 + e) * brute + slack);
+        }
+        if brute * (1.0 + e) < cap * (1.0 - 1e-9) {
+            prop_assert!(r.nearest.is_some(), "d = {brute} well under the cap {cap}");
+        }
     }
 
     #[test]

@@ -50,8 +50,8 @@ use std::cmp::Ordering;
 use std::time::Instant;
 
 use armature_bvh_geometry::query::{
-    CollideMode, CollideWorkspace, DistanceCache, DistanceWorkspace, MeshDistance, MeshObject,
-    approximate_distance, collide, distance,
+    CappedDistance, CollideMode, CollideWorkspace, DistanceCache, DistanceWorkspace, MeshDistance,
+    MeshObject, capped_distance, collide,
 };
 use armature_bvh_geometry::{
     ArticulatedBody, DisabledPairs, DynamicHierarchyOptions, DynamicLinkHierarchy,
@@ -176,16 +176,20 @@ impl Scene<'_> {
         }
     }
 
-    /// The exact distance of a pair at `t`.
-    fn distance_at(
+    /// The pair's distance at `t`, needed exactly (up to the relative
+    /// error) only below `cap`: a certified lower bound, and the nearest
+    /// triangle pair when it is within the cap.
+    #[allow(clippy::too_many_arguments)] // Private; a struct would only rename them.
+    fn capped_at(
         &self,
         link: usize,
         other: Other,
         t: f64,
+        cap: f64,
         ws: &mut CcdWorkspace,
         cache: &mut DistanceCache,
         stats: &mut CcdStats,
-    ) -> Result<MeshDistance, CcdError> {
+    ) -> Result<CappedDistance, CcdError> {
         self.motion.poses_at(t, &mut ws.poses)?;
         let ga = link_geometry(self.body, link)?;
         let (gb, pose_b) = self.other_at(other, t, &ws.poses)?;
@@ -193,11 +197,23 @@ impl Scene<'_> {
         let b = MeshObject::new(&gb.mesh, &gb.rss_tree, pose_b)?;
         stats.distance_calls += 1;
         let e = self.options.distance_relative_error;
-        Ok(if e > 0.0 {
-            approximate_distance(&a, &b, e, &mut ws.distance, Some(cache))?
-        } else {
-            distance(&a, &b, &mut ws.distance, Some(cache))
-        })
+        Ok(capped_distance(
+            &a,
+            &b,
+            e,
+            cap,
+            &mut ws.distance,
+            Some(cache),
+        )?)
+    }
+
+    /// The distance a pair must keep from `t` on to be free for the rest
+    /// of the motion at closing speed `mu`: `μ (1 − t) + δ/2`, and at least
+    /// the threshold `δ` (so a pair within the threshold is always found),
+    /// padded for rounding.
+    fn cap(&self, mu: f64, t: f64) -> f64 {
+        let delta = self.options.distance_threshold;
+        (mu * (1.0 - t) + 0.5 * delta).max(delta) * (1.0 + 1e-9)
     }
 
     /// Whether the pair's meshes intersect at `t` (touching counts).
@@ -245,29 +261,18 @@ impl Scene<'_> {
         })
     }
 
-    /// The certified lower bound on a pair's distance from the answer of
-    /// [`Scene::distance_at`]: `d̃ / (1 + ε)`, rounded down.
-    fn lower_bound(&self, d: &MeshDistance) -> f64 {
-        let e = self.options.distance_relative_error;
-        if e > 0.0 {
-            (d.distance / (1.0 + e)).next_down().max(0.0)
-        } else {
-            d.distance
-        }
-    }
-
-    /// The next iterate from `t` with distance lower bound `d`, or `None` when the
-    /// pair cannot close the gap before `t = 1`.
-    fn step(&self, link: usize, other: Other, t: f64, d: f64) -> Result<Option<f64>, CcdError> {
-        let mu = self.mu(link, other, t)?;
+    /// The next iterate from `t` with distance lower bound `d` and closing
+    /// speed bound `mu`, or `None` when the pair cannot close the gap
+    /// before `t = 1`.
+    fn step(&self, mu: f64, t: f64, d: f64) -> Option<f64> {
         // Keep half the threshold back: the distance is exact only up to
         // rounding, and the iterate must stay strictly before the contact.
         let gap = d - 0.5 * self.options.distance_threshold;
         if mu <= 0.0 || gap >= mu * (1.0 - t) {
-            return Ok(None);
+            return None;
         }
         let next = t + gap / mu;
-        Ok((next <= 1.0).then_some(next))
+        (next <= 1.0).then_some(next)
     }
 
     /// Advances one pair from the iterate `t` (already `iterations` steps
@@ -288,10 +293,14 @@ impl Scene<'_> {
             if t >= cutoff {
                 return Ok(PairOutcome::Free);
             }
-            let d = self.distance_at(link, other, t, ws, &mut cache, stats)?;
-            if d.distance <= self.options.distance_threshold {
+            let mu = self.mu(link, other, t)?;
+            let d = self.capped_at(link, other, t, self.cap(mu, t), ws, &mut cache, stats)?;
+            if let Some(n) = d
+                .nearest
+                .filter(|n| n.distance <= self.options.distance_threshold)
+            {
                 let poses = core::mem::take(&mut ws.poses);
-                let c = self.contact(link, other, t, &d, &poses);
+                let c = self.contact(link, other, t, &n, &poses);
                 ws.poses = poses;
                 return Ok(PairOutcome::Contact(c?));
             }
@@ -300,7 +309,7 @@ impl Scene<'_> {
             }
             iterations += 1;
             stats.ca_iterations += 1;
-            match self.step(link, other, t, self.lower_bound(&d))? {
+            match self.step(mu, t, d.lower_bound) {
                 Some(next) => t = next,
                 None => return Ok(PairOutcome::Free),
             }
@@ -503,20 +512,21 @@ fn lower_bounds(
     let threshold = scene.options.distance_threshold;
     for task in tasks.iter_mut() {
         let mut cache = DistanceCache::default();
-        let d = scene.distance_at(task.link, task.other, 0.0, ws, &mut cache, stats)?;
-        task.bound = if d.distance <= threshold {
-            if scene.intersects_at(task.link, task.other, 0.0, ws)? {
-                let poses = core::mem::take(&mut ws.poses);
-                let c = scene.contact(task.link, task.other, 0.0, &d, &poses);
-                ws.poses = poses;
-                *at_start = Some(c?);
-                return Ok(());
+        let mu = scene.mu(task.link, task.other, 0.0)?;
+        let cap = scene.cap(mu, 0.0);
+        let d = scene.capped_at(task.link, task.other, 0.0, cap, ws, &mut cache, stats)?;
+        task.bound = match d.nearest.filter(|n| n.distance <= threshold) {
+            Some(n) => {
+                if scene.intersects_at(task.link, task.other, 0.0, ws)? {
+                    let poses = core::mem::take(&mut ws.poses);
+                    let c = scene.contact(task.link, task.other, 0.0, &n, &poses);
+                    ws.poses = poses;
+                    *at_start = Some(c?);
+                    return Ok(());
+                }
+                0.0
             }
-            0.0
-        } else {
-            scene
-                .step(task.link, task.other, 0.0, scene.lower_bound(&d))?
-                .unwrap_or(f64::INFINITY)
+            None => scene.step(mu, 0.0, d.lower_bound).unwrap_or(f64::INFINITY),
         };
     }
     Ok(())

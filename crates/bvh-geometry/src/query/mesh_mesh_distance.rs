@@ -233,6 +233,60 @@ pub fn approximate_distance<BV: DistanceVolume>(
     Ok(answer(&p, &best, stats))
 }
 
+/// The answer of [`capped_distance`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CappedDistance {
+    /// A certified lower bound on the distance, at most the cap: the
+    /// distance is at least this (up to the rounding of the triangle
+    /// distances).
+    pub lower_bound: f64,
+    /// The nearest triangle pair found, when one is closer than the cap; its
+    /// distance is within the relative error of the true distance.
+    pub nearest: Option<MeshDistance>,
+    /// Work done.
+    pub stats: QueryStats,
+}
+
+/// A lower bound on the distance between two posed meshes that only needs
+/// to be exact below `cap`: node pairs farther than `cap` are dropped
+/// unexplored, so two meshes far apart cost a few volume tests.
+///
+/// **Guarantee.** With `d` the true distance and `ε = rel_error`:
+/// `lower_bound = min(d̃ / (1 + ε), cap)` rounded down, where `d̃` is the
+/// nearest triangle pair found, so `lower_bound ≤ d` always; when
+/// `nearest` is `Some`, its distance `d̃ ≤ cap` satisfies
+/// `d ≤ d̃ ≤ (1 + ε) d` (as [`approximate_distance`]); it is `None` when
+/// no triangle pair within the cap was found. Since `d̃ ≥ d`, also
+/// `lower_bound ≥ min(d / (1 + ε), cap)` (up to one rounding step): a
+/// meshes pair at least `(1 + ε) · cap` apart gets `lower_bound = cap`.
+/// Uses and updates the [`DistanceCache`] as [`distance`].
+///
+/// # Errors
+/// [`GeometryError::InvalidParameter`] (`rel_error` or `cap`) unless
+/// finite and non-negative.
+pub fn capped_distance<BV: DistanceVolume>(
+    a: &MeshObject<'_, BV>,
+    b: &MeshObject<'_, BV>,
+    rel_error: f64,
+    cap: f64,
+    ws: &mut DistanceWorkspace,
+    cache: Option<&mut DistanceCache>,
+) -> Result<CappedDistance, GeometryError> {
+    crate::error::non_negative("rel_error", rel_error)?;
+    crate::error::non_negative("cap", cap)?;
+    let p = Posed::new(a, b);
+    let mut stats = QueryStats::default();
+    let best = search(&p, rel_error, cap, 0.0, cache, ws, &mut stats);
+    // Pruned pairs have lb > cap or lb · (1 + ε) ≥ d̃; evaluated ones ≥ d̃.
+    let lower = (best.d / (1.0 + rel_error)).next_down().min(cap).max(0.0);
+    let nearest = (best.d <= cap).then(|| answer(&p, &best, stats));
+    Ok(CappedDistance {
+        lower_bound: lower,
+        nearest,
+        stats,
+    })
+}
+
 /// The answer of [`within_distance`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WithinDistance {

@@ -96,8 +96,9 @@ pub use mesh_mesh::{
     QueryStats, RIGID_TOLERANCE, collide, relative_pose,
 };
 pub use mesh_mesh_distance::{
-    DistanceCache, DistanceWorkspace, GreedyDistance, GreedyDistanceOptions, GreedyStatus,
-    MeshDistance, WithinDistance, approximate_distance, distance, greedy_distance, within_distance,
+    CappedDistance, DistanceCache, DistanceWorkspace, GreedyDistance, GreedyDistanceOptions,
+    GreedyStatus, MeshDistance, WithinDistance, approximate_distance, capped_distance, distance,
+    greedy_distance, within_distance,
 };
 pub use obb_obb::{OBB_SAT_EPSILON, OBB_SAT_MARGIN, overlap_obb_obb};
 pub use point_segment::{closest_point_segment, distance_point_segment};
