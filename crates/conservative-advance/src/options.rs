@@ -35,7 +35,7 @@ pub struct CcdOptions {
     /// of an approximate distance `d̃` (an actual triangle pair's
     /// distance, `d ≤ d̃ ≤ (1 + ε) d`), which prunes far more of the
     /// hierarchies than the exact distance; steps are at most `1 + ε`
-    /// times shorter. `0` computes exact distances. Default `0.25`.
+    /// times shorter. `0` computes exact distances. Default `0.5`.
     pub distance_relative_error: f64,
 }
 
@@ -48,7 +48,7 @@ impl Default for CcdOptions {
             temporal_culling: true,
             self_collision: true,
             early_out: false,
-            distance_relative_error: 0.25,
+            distance_relative_error: 0.5,
         }
     }
 }
