@@ -42,7 +42,9 @@ pub mod monitor;
 pub mod query;
 
 pub use aabb_tree::{AabbTree, AabbTreeWorkspace};
-pub use body::{ArticulatedBody, LinkGeometry, Obstacle, ObstacleMotion, Tessellation};
+pub use body::{
+    ArticulatedBody, LinkGeometry, Obstacle, ObstacleMotion, RSS_LEAF_TRIANGLES, Tessellation,
+};
 pub use bv::{Aabb, BoundingVolume, Capsule, FitError, Lss, Obb, Rss, Sphere};
 pub use bvh::{Bvh, BvhNode, BvhOptions, BvhVolume, RigidMap, SplitRule};
 pub use dynamic::{
