@@ -74,10 +74,6 @@ pub struct CcdWorkspace {
     poses: Vec<DAffine3>,
     potential: PotentialPairs,
     tasks: Vec<PairTask>,
-    /// The members of every task, each task a range of it.
-    members: Vec<Other>,
-    /// Per-member distance caches of the task being advanced.
-    caches: Vec<DistanceCache>,
     distance: DistanceWorkspace,
     collide: CollideWorkspace,
 }
@@ -90,25 +86,13 @@ impl CcdWorkspace {
     }
 }
 
-/// One link and what it is advanced against, with a lower bound on their
-/// time of contact: either every potentially colliding obstacle of the
-/// link at once (one step for all: the nearest obstacle sets it, so the
-/// iterations are those of the nearest obstacle, not their sum), or one
-/// other link.
-#[derive(Clone, Debug)]
+/// One potentially colliding pair and its lower bound.
+#[derive(Clone, Copy, Debug)]
 struct PairTask {
     link: usize,
-    /// The members, a range of [`CcdWorkspace::members`].
-    members: core::ops::Range<usize>,
-    /// Lower bound on the task's time of contact (the first iterate).
+    other: Other,
+    /// Lower bound on the pair's time of contact (the first iterate).
     bound: f64,
-}
-
-/// The distances of a task's members at one time: the smallest certified
-/// lower bound, and the nearest triangle pair found with its member.
-struct TaskDistance {
-    lower_bound: f64,
-    nearest: Option<(Other, MeshDistance)>,
 }
 
 /// How one pair's advancement ended.
@@ -161,65 +145,12 @@ fn link_geometry(body: &ArticulatedBody, i: usize) -> Result<&LinkGeometry, CcdE
 }
 
 impl Scene<'_> {
-    /// The closing-speed bound of a link and several members over `[t, 1]`:
-    /// the largest of the pairs' bounds.
-    fn mu_members(&self, link: usize, members: &[Other], t: f64) -> Result<f64, CcdError> {
-        let mut mu = 0.0_f64;
-        let mut link_mu = None;
-        for &m in members {
-            let v = match m {
-                Other::Obstacle(o) => {
-                    let base = match link_mu {
-                        Some(v) => v,
-                        None => {
-                            let v = self.bounds.mu(&self.motion, link, t)?;
-                            link_mu = Some(v);
-                            v
-                        }
-                    };
-                    base + self.obstacle_speed[o]
-                }
-                Other::Link(b) => self.bounds.mu_relative(&self.motion, link, b, t)?,
-            };
-            mu = mu.max(v);
-        }
-        Ok(mu)
-    }
-
-    /// The distances of `link` to `members` at `t`, each needed exactly only
-    /// below the cap, which shrinks to the smallest lower bound found so far
-    /// (never below the threshold, so a member within the threshold is
-    /// always seen). The member nearest last time (`first`) goes first.
-    #[allow(clippy::too_many_arguments)] // Private; a struct would only rename them.
-    fn distances(
-        &self,
-        link: usize,
-        members: &[Other],
-        first: usize,
-        t: f64,
-        cap: f64,
-        ws: &mut CcdWorkspace,
-        caches: &mut [DistanceCache],
-        stats: &mut CcdStats,
-    ) -> Result<TaskDistance, CcdError> {
-        let floor = self.options.distance_threshold * (1.0 + 1e-9);
-        let mut out = TaskDistance {
-            lower_bound: cap,
-            nearest: None,
-        };
-        let n = members.len();
-        for k in 0..n {
-            let i = (first + k) % n;
-            let c = out.lower_bound.max(floor).min(cap);
-            let d = self.capped_at(link, members[i], t, c, ws, &mut caches[i], stats)?;
-            out.lower_bound = out.lower_bound.min(d.lower_bound);
-            if let Some(m) = d.nearest
-                && out.nearest.is_none_or(|(_, b)| m.distance < b.distance)
-            {
-                out.nearest = Some((members[i], m));
-            }
-        }
-        Ok(out)
+    /// The closing-speed bound of a pair over `[t, 1]`.
+    fn mu(&self, link: usize, other: Other, t: f64) -> Result<f64, CcdError> {
+        Ok(match other {
+            Other::Obstacle(o) => self.bounds.mu(&self.motion, link, t)? + self.obstacle_speed[o],
+            Other::Link(b) => self.bounds.mu_relative(&self.motion, link, b, t)?,
+        })
     }
 
     /// The other object's geometry and pose at `t` (`poses` at `t`).
@@ -344,81 +275,42 @@ impl Scene<'_> {
         (next <= 1.0).then_some(next)
     }
 
-    /// Advances one task from the iterate `t` (already `iterations` steps
+    /// Advances one pair from the iterate `t` (already `iterations` steps
     /// done), giving up as free once `t ≥ cutoff`.
     #[allow(clippy::too_many_arguments)] // One private call site; a struct would only rename them.
     fn advance(
         &self,
         link: usize,
-        members: &[Other],
+        other: Other,
         mut t: f64,
         mut iterations: usize,
         cutoff: f64,
         ws: &mut CcdWorkspace,
         stats: &mut CcdStats,
     ) -> Result<PairOutcome, CcdError> {
-        let mut caches = core::mem::take(&mut ws.caches);
-        caches.clear();
-        caches.resize(members.len(), DistanceCache::default());
-        let result = self.advance_with(
-            link,
-            members,
-            &mut t,
-            &mut iterations,
-            cutoff,
-            ws,
-            &mut caches,
-            stats,
-        );
-        ws.caches = caches;
-        result
-    }
-
-    /// [`Scene::advance`] with the caches.
-    #[allow(clippy::too_many_arguments)] // Private; a struct would only rename them.
-    fn advance_with(
-        &self,
-        link: usize,
-        members: &[Other],
-        t: &mut f64,
-        iterations: &mut usize,
-        cutoff: f64,
-        ws: &mut CcdWorkspace,
-        caches: &mut [DistanceCache],
-        stats: &mut CcdStats,
-    ) -> Result<PairOutcome, CcdError> {
-        let mut first = 0;
+        let mut cache = DistanceCache::default();
         loop {
-            if *t >= cutoff {
+            if t >= cutoff {
                 return Ok(PairOutcome::Free);
             }
-            let mu = self.mu_members(link, members, *t)?;
-            let d = self.distances(
-                link,
-                members,
-                first,
-                *t,
-                self.cap(mu, *t),
-                ws,
-                caches,
-                stats,
-            )?;
-            if let Some((other, n)) = d.nearest {
-                if n.distance <= self.options.distance_threshold {
-                    let poses = core::mem::take(&mut ws.poses);
-                    let c = self.contact(link, other, *t, &n, &poses);
-                    ws.poses = poses;
-                    return Ok(PairOutcome::Contact(c?));
-                }
-                first = members.iter().position(|m| *m == other).unwrap_or(0);
+            let mu = self.mu(link, other, t)?;
+            let d = self.capped_at(link, other, t, self.cap(mu, t), ws, &mut cache, stats)?;
+            if let Some(n) = d
+                .nearest
+                .filter(|n| n.distance <= self.options.distance_threshold)
+            {
+                let poses = core::mem::take(&mut ws.poses);
+                let c = self.contact(link, other, t, &n, &poses);
+                ws.poses = poses;
+                return Ok(PairOutcome::Contact(c?));
             }
-            if *iterations >= self.options.max_ca_iterations_per_pair {
-                return Ok(PairOutcome::Exhausted(*t));
+            if iterations >= self.options.max_ca_iterations_per_pair {
+                return Ok(PairOutcome::Exhausted(t));
             }
-            *iterations += 1;
+            iterations += 1;
             stats.ca_iterations += 1;
-            match self.step(mu, *t, d.lower_bound) {
-                Some(next) => *t = next,
+            match self.step(mu, t, d.lower_bound) {
+                Some(next) => t = next,
                 None => return Ok(PairOutcome::Free),
             }
         }
@@ -529,30 +421,19 @@ impl<'a> CcdScene<'a> {
         let bp = ws.potential.stats;
         stats.pairs_total = bp.link_pairs_considered + bp.obstacle_pairs_considered;
         ws.tasks.clear();
-        ws.members.clear();
-        // The link–obstacle pairs come sorted by link: one task per link.
-        for &(l, o) in &ws.potential.link_obstacle {
-            match ws.tasks.last_mut() {
-                Some(task) if task.link == l && task.members.end == ws.members.len() => {
-                    task.members.end += 1;
-                }
-                _ => ws.tasks.push(PairTask {
-                    link: l,
-                    members: ws.members.len()..ws.members.len() + 1,
-                    bound: 0.0,
-                }),
-            }
-            ws.members.push(Other::Obstacle(o));
-        }
-        for &(a, b) in &ws.potential.link_link {
-            ws.tasks.push(PairTask {
-                link: a,
-                members: ws.members.len()..ws.members.len() + 1,
+        ws.tasks
+            .extend(ws.potential.link_obstacle.iter().map(|&(l, o)| PairTask {
+                link: l,
+                other: Other::Obstacle(o),
                 bound: 0.0,
-            });
-            ws.members.push(Other::Link(b));
-        }
-        stats.pairs_after_spatial = ws.members.len();
+            }));
+        ws.tasks
+            .extend(ws.potential.link_link.iter().map(|&(a, b)| PairTask {
+                link: a,
+                other: Other::Link(b),
+                bound: 0.0,
+            }));
+        stats.pairs_after_spatial = ws.tasks.len();
         stats.spatial_time = started.elapsed();
 
         // Stage 2: lower bounds (the first CA iterate) and the start state.
@@ -618,7 +499,7 @@ pub fn first_contact(
     CcdScene::new(body, obstacles, disabled, options)?.first_contact(q0, q1, ws)
 }
 
-/// Sets each task's lower bound: `+∞` when its first step passes `t = 1`,
+/// Sets each pair's lower bound: `+∞` when its first step passes `t = 1`,
 /// `0` when it is within the threshold at `t = 0`. A pair that intersects
 /// at `t = 0` is written to `at_start`, and the bounds stop there.
 fn lower_bounds(
@@ -629,45 +510,26 @@ fn lower_bounds(
     at_start: &mut Option<Contact>,
 ) -> Result<(), CcdError> {
     let threshold = scene.options.distance_threshold;
-    let members = core::mem::take(&mut ws.members);
-    let mut caches = core::mem::take(&mut ws.caches);
-    let result = (|| {
-        for task in tasks.iter_mut() {
-            let group = &members[task.members.clone()];
-            let mu = scene.mu_members(task.link, group, 0.0)?;
-            caches.clear();
-            caches.resize(group.len(), DistanceCache::default());
-            // Every member within the threshold is found (the cap never
-            // drops below it); each is tested for intersection.
-            let cap = scene.cap(mu, 0.0);
-            let mut within = false;
-            let mut lower = cap;
-            for (i, &m) in group.iter().enumerate() {
-                let c = lower.max(threshold * (1.0 + 1e-9)).min(cap);
-                let d = scene.capped_at(task.link, m, 0.0, c, ws, &mut caches[i], stats)?;
-                lower = lower.min(d.lower_bound);
-                if let Some(n) = d.nearest.filter(|n| n.distance <= threshold) {
-                    within = true;
-                    if scene.intersects_at(task.link, m, 0.0, ws)? {
-                        let poses = core::mem::take(&mut ws.poses);
-                        let c = scene.contact(task.link, m, 0.0, &n, &poses);
-                        ws.poses = poses;
-                        *at_start = Some(c?);
-                        return Ok(());
-                    }
+    for task in tasks.iter_mut() {
+        let mut cache = DistanceCache::default();
+        let mu = scene.mu(task.link, task.other, 0.0)?;
+        let cap = scene.cap(mu, 0.0);
+        let d = scene.capped_at(task.link, task.other, 0.0, cap, ws, &mut cache, stats)?;
+        task.bound = match d.nearest.filter(|n| n.distance <= threshold) {
+            Some(n) => {
+                if scene.intersects_at(task.link, task.other, 0.0, ws)? {
+                    let poses = core::mem::take(&mut ws.poses);
+                    let c = scene.contact(task.link, task.other, 0.0, &n, &poses);
+                    ws.poses = poses;
+                    *at_start = Some(c?);
+                    return Ok(());
                 }
-            }
-            task.bound = if within {
                 0.0
-            } else {
-                scene.step(mu, 0.0, lower).unwrap_or(f64::INFINITY)
-            };
-        }
-        Ok(())
-    })();
-    ws.members = members;
-    ws.caches = caches;
-    result
+            }
+            None => scene.step(mu, 0.0, d.lower_bound).unwrap_or(f64::INFINITY),
+        };
+    }
+    Ok(())
 }
 
 /// Runs the advancement on every pair (in the order given), keeping the
@@ -693,7 +555,7 @@ fn advance_all(
         if options.temporal_culling && task.bound >= minimum {
             continue;
         }
-        stats.pairs_after_temporal += task.members.len();
+        stats.pairs_after_temporal += 1;
         // With culling off no pair is abandoned early, so both modes see the
         // same iterates and agree on the time.
         let cutoff = if options.temporal_culling {
@@ -707,18 +569,7 @@ fn advance_all(
             (0.0, 0)
         };
         stats.ca_iterations += iterations;
-        let members = core::mem::take(&mut ws.members);
-        let outcome = scene.advance(
-            task.link,
-            &members[task.members.clone()],
-            t,
-            iterations,
-            cutoff,
-            ws,
-            stats,
-        );
-        ws.members = members;
-        match outcome? {
+        match scene.advance(task.link, task.other, t, iterations, cutoff, ws, stats)? {
             PairOutcome::Contact(c) => {
                 if best.is_none_or(|b| c.time < b.time) {
                     minimum = minimum.min(c.time);

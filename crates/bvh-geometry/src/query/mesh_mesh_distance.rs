@@ -106,6 +106,19 @@ fn search<BV: DistanceVolume>(
         leaf_pair(ta, tb, &mut best, stats);
     }
     let prune = |lb: f64, best: f64| lb * (1.0 + rel_error) >= best || lb > cutoff;
+    // A pair's lower bound: first the cheap one of the volumes' enclosing
+    // balls, shrunk for their rounding; when that alone prunes the pair it
+    // is returned (a valid bound that prunes), else the volumes' own.
+    let lower = |a: &BV, b: &BV, best: f64| {
+        let ((ca, ra), (cb, rb)) = (a.enclosing_ball(), b.enclosing_ball());
+        let gap = ca.distance(cb) - (ra + rb);
+        let ball = gap - 1e-12 * (gap.abs() + ra + rb + ca.abs().max_element());
+        if prune(ball, best) {
+            ball
+        } else {
+            a.distance_lower_bound(b)
+        }
+    };
     ws.stack.clear();
     if !(best.d <= stop_at) {
         stats.bv_tests += 1;
@@ -133,15 +146,15 @@ fn search<BV: DistanceVolume>(
             let [l, r] = child_ids(na);
             let (bl, br) = (&p.node_a(l).bv, &p.node_a(r).bv);
             [
-                (bl.distance_lower_bound(&bv_b), l, ib),
-                (br.distance_lower_bound(&bv_b), r, ib),
+                (lower(bl, &bv_b, best.d), l, ib),
+                (lower(br, &bv_b, best.d), r, ib),
             ]
         } else {
             let [l, r] = child_ids(nb);
             let (bl, br) = (p.bv_b(l), p.bv_b(r));
             [
-                (na.bv.distance_lower_bound(&bl), ia, l),
-                (na.bv.distance_lower_bound(&br), ia, r),
+                (lower(&na.bv, &bl, best.d), ia, l),
+                (lower(&na.bv, &br, best.d), ia, r),
             ]
         };
         stats.bv_tests += 2;
