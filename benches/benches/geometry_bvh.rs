@@ -254,6 +254,18 @@ fn builds(c: &mut Criterion) {
         rss.memory_bytes() as f64 / n as f64,
         (mesh_bytes + obb.memory_bytes() + rss.memory_bytes()) as f64 / n as f64,
     );
+    // What articulated bodies and obstacles build for their distance
+    // queries: one triangle per RSS leaf.
+    let leaf1 =
+        BvhOptions::default().with_max_leaf_triangles(armature_bvh_geometry::RSS_LEAF_TRIANGLES);
+    let rss1 = Bvh::<Rss>::build(&mesh, &leaf1).expect("build");
+    eprintln!(
+        "with {} triangle(s) per RSS leaf (link and obstacle geometry): RSS tree {:.1} B/tri; \
+         total {:.1} B/tri",
+        armature_bvh_geometry::RSS_LEAF_TRIANGLES,
+        rss1.memory_bytes() as f64 / n as f64,
+        (mesh_bytes + obb.memory_bytes() + rss1.memory_bytes()) as f64 / n as f64,
+    );
     let mut g = c.benchmark_group("bvh_build_187k");
     g.measurement_time(Duration::from_secs(3))
         .warm_up_time(Duration::from_millis(500))
@@ -266,6 +278,9 @@ fn builds(c: &mut Criterion) {
     });
     g.bench_function("rss", |b| {
         b.iter(|| black_box(Bvh::<Rss>::build(&mesh, &o)))
+    });
+    g.bench_function("rss_leaf1", |b| {
+        b.iter(|| black_box(Bvh::<Rss>::build(&mesh, &leaf1)))
     });
     g.finish();
 }

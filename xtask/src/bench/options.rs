@@ -22,8 +22,8 @@ Options:
   --scene NAME       pipes, amr or all (default all)
   --angles LIST      θmax in degrees, comma-separated (default: pipes
                      1,5,15,30; amr 1,30,60)
-  --queries N        Queries per scene and θmax (default 300; --full 2000;
-                     --quick 12)
+  --queries N        Queries per scene and θmax (default 1200, about ten
+                     minutes on two cores; --full 2000; --quick 12)
   --seed S           Seed of the query generator (default 1)
   --threads N        Threads of the oracle (default: all cores); timings
                      always run on one thread
@@ -57,7 +57,7 @@ impl Default for BenchOptions {
         Self {
             scenes: vec!["pipes".to_owned(), "amr".to_owned()],
             angles: None,
-            queries: 300,
+            queries: 1200,
             seed: 1,
             threads: None,
             out: PathBuf::from("target/bench-report"),
@@ -178,7 +178,7 @@ mod tests {
     #[test]
     fn defaults_and_presets() {
         let o = BenchOptions::parse(&[]).unwrap();
-        assert_eq!(o.queries, 300);
+        assert_eq!(o.queries, 1200);
         assert_eq!(o.angles_for("pipes"), [1.0, 5.0, 15.0, 30.0]);
         assert_eq!(o.angles_for("amr"), [1.0, 30.0, 60.0]);
         let q = BenchOptions::parse(&args(&["--quick"])).unwrap();

@@ -722,7 +722,21 @@ impl Build<'_> {
         let (lt, rt) = tris.split_at(mid);
         let (li, ri) = ids.split_at(mid);
         let fit = |t: &[[DVec3; 3]], i: &[u32]| {
-            let axes = self.moments.and_then(|m| moments_frame(m, i));
+            let axes = self.moments.and_then(|m| {
+                // Up to SMALL_NODE triangles: the frame of the largest one
+                // (longest edge, normal), without an eigen decomposition per
+                // small node; containment does not depend on the frame.
+                if t.len() <= SMALL_NODE {
+                    let largest = t
+                        .iter()
+                        .zip(i)
+                        .max_by(|a, b| m[*a.1 as usize][0].total_cmp(&m[*b.1 as usize][0]));
+                    if let Some(frame) = largest.and_then(|(tri, _)| triangle_frame(tri)) {
+                        return Some(frame);
+                    }
+                }
+                moments_frame(m, i)
+            });
             BV::fit_validated(t, axes, sealed::Validated(()))
         };
         let (bl, br) = if len >= PARALLEL_FIT {
@@ -767,6 +781,24 @@ fn triangle_moments(tris: &[[DVec3; 3]]) -> Vec<[f64; 10]> {
             out
         })
         .collect()
+}
+
+/// Nodes of at most this many triangles take the frame of their largest
+/// triangle ([`triangle_frame`]) instead of their principal frame.
+const SMALL_NODE: usize = 1;
+
+/// An orthonormal frame of one triangle: x along its longest edge, z along
+/// its normal; `None` for a degenerate triangle.
+fn triangle_frame(t: &[DVec3; 3]) -> Option<DMat3> {
+    let edges = [t[1] - t[0], t[2] - t[1], t[0] - t[2]];
+    let e = edges
+        .into_iter()
+        .max_by(|a, b| a.length_squared().total_cmp(&b.length_squared()))?;
+    let n = edges[0].cross(edges[1]);
+    let x = e.try_normalize()?;
+    let z = n.try_normalize()?;
+    let frame = fit::orthonormal_frame(x, z.cross(x));
+    frame.is_finite().then_some(frame)
 }
 
 /// The principal frame of the triangles `ids` from their moments, `None`
