@@ -324,11 +324,14 @@ pub(crate) fn csv(scene: &str, angle: f64, results: &[QueryResult], out: &mut St
     }
 }
 
+/// One plotted line: its label, its colour, and the value it shows.
+type Series = (&'static str, &'static str, Box<dyn Fn(&Summary) -> f64>);
+
 /// An SVG plot of median time against θmax (log scale) for the continuous
 /// query and the baselines of one scene.
 pub(crate) fn svg(scene: &str, rows: &[&Summary]) -> String {
     let (w, h, left, right, top, bottom) = (640.0, 400.0, 70.0, 170.0, 40.0, 50.0);
-    let series: [(&str, &str, Box<dyn Fn(&Summary) -> f64>); 4] = [
+    let series: [Series; 4] = [
         ("CCD (CATCH)", "#1f77b4", Box::new(|s| s.ccd[0])),
         ("one discrete check", "#2ca02c", Box::new(|s| s.discrete)),
         ("sampling 1°", "#ff7f0e", Box::new(|s| s.sample_1.0)),
