@@ -7,7 +7,7 @@
 //! - `cargo xtask bench` — the end-to-end benchmark suite: oracle-checked
 //!   random motions on the Puma / pipes and Puma / AMR scenes, with the
 //!   sampling baselines, reported under `target/bench-report/` (see
-//!   [`bench`]).
+//!   [`mod@bench`]).
 //! - `cargo xtask gen-data` — generates the Puma 560 robot and the *pipes*
 //!   and *AMR* scenes into `data/` (see [`gen_data`]); `--check` compares the
 //!   committed files with a fresh generation, `--stats` measures the

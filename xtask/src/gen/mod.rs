@@ -14,7 +14,7 @@
 //!
 //! **Determinism.** The layouts draw from [`rng::SplitMix64`] streams with
 //! fixed seeds, iterate in fixed order, and write numbers with fixed
-//! formatting ([`write`]), so every run writes the same bytes.
+//! formatting ([`mod@write`]), so every run writes the same bytes.
 
 pub(crate) mod amr;
 pub(crate) mod layout;
