@@ -197,7 +197,7 @@ impl BvhVolume for Obb {
         axes: Option<DMat3>,
         _: sealed::Validated,
     ) -> Result<Self, FitError> {
-        // The builder's frames are orthonormal (a principal frame).
+        // The builder's frames are orthonormal (principal or triangle frames).
         match axes {
             Some(axes) => Ok(Self::fit_unchecked(triangles.as_flattened(), axes)),
             None => Self::from_triangles(triangles),
@@ -236,7 +236,7 @@ impl BvhVolume for Rss {
         axes: Option<DMat3>,
         _: sealed::Validated,
     ) -> Result<Self, FitError> {
-        // The builder's frames are orthonormal (a principal frame).
+        // The builder's frames are orthonormal (principal or triangle frames).
         match axes {
             Some(axes) => Ok(Self::fit_unchecked(triangles.as_flattened(), axes)),
             None => Self::from_triangles(triangles),
