@@ -1,47 +1,63 @@
 //! Conservative advancement with temporal culling (M4 §6–7).
 //!
 //! **What.** [`first_contact`] answers "does the body, moving from `q0` to
-//! `q1` by the in-between motion, touch an obstacle or itself, and when
-//! first?". Three stages:
+//! `q1` by the in-between motion, come closer to an obstacle or to itself
+//! than the clearance, and when first?" — the contract is stated once, on
+//! [`CcdReport`]. With `δ` the distance threshold, each pair gets the
+//! clearance `c = min(δ, d(0) / 3)`. Three stages:
 //!
 //! 1. *Spatial culling* (M4 §5): the dynamic link hierarchy of
-//!    `armature-bvh-geometry` encloses every link's OBB over `[0, 1]` and
-//!    keeps the pairs whose swept boxes overlap.
+//!    `armature-bvh-geometry` encloses every link's OBB over `[0, 1]`,
+//!    widened by `δ`, and keeps the pairs whose swept boxes overlap.
 //! 2. *Temporal culling* (M4 §7, Alg. 1): each pair's first CA step
-//!    `τ̌ = (d(0) − δ/2) / μ(0)` is a lower bound on its time of contact;
-//!    pairs are processed in ascending `τ̌`, a pair whose `τ̌` is not below
-//!    the current minimum is skipped, and a pair's iterations stop once
-//!    its time passes the minimum.
+//!    `τ̌ = (d(0) − c) / μ(0)` is a lower bound on the time it first comes
+//!    closer than `c`; pairs are processed in ascending `τ̌`, a pair whose
+//!    `τ̌` is not below the current minimum is skipped, and a pair's
+//!    iterations stop once its time passes the minimum.
 //! 3. *Conservative advancement* (M4 §3.4, §6): from `t` with a certified
 //!    lower bound `d(t)` on the mesh distance (BVH branch and bound over
 //!    RSS trees; by default an approximate distance `d̃` within relative
 //!    error `ε` and `d = d̃ / (1 + ε)`,
-//!    [`CcdOptions::distance_relative_error`]) the pair advances by
-//!    `Δt = (d − δ/2) / μ`, with `δ` the distance threshold and `μ` a bound
-//!    on the closing speed over `[t, 1]`, until a triangle pair is within
-//!    `δ` (`d̃ ≤ δ`).
+//!    [`CcdOptions::distance_relative_error`], confirmed by the exact
+//!    distance when `d̃` is within `2c (1 + ε)`; every triangle distance
+//!    less its rounding estimate) the pair advances by
+//!    `Δt = (d − c) / μ`, with `μ` a bound on the closing speed over
+//!    `[t, 1]`, until a triangle pair is within `2c` (`d̃ ≤ 2c`).
 //!
 //! **Why `μ` is unprojected.** Links and obstacles are arbitrary polygon
-//! soups; the direction-projected bound is only valid for convex pieces
-//! (DESIGN.md §1), so a link–obstacle pair uses the speed bound of every
+//! soups; the direction-projected bound is only valid for convex pieces,
+//! so a link–obstacle pair uses the speed bound of every
 //! point of the link ([`MotionBounds::mu`]) plus, for a moving obstacle,
 //! the speed bound of its points, and a link–link pair uses
 //! [`MotionBounds::mu_relative`].
 //!
-//! **Guarantee.** A pair advances only while `d̃ > δ`, so its lower bound
-//! is `d > δ / (1 + ε) ≥ δ / 1.9`. Between `t_k` and `t_k + Δt` no point
-//! can close a gap larger than `d(t_k) − δ/2 > 0`, so the distance stays
-//! positive on
-//! `[0, t_final)`: the reported time is never later than the first time
-//! of contact, and a pair is reported free only when the advancement
-//! passes `t = 1`. The `δ/2` kept back absorbs the rounding of the
-//! distance. Temporal culling skips only pairs whose time is provably not
-//! smaller than the current minimum, so it does not change the answer's
-//! time.
+//! **Guarantee.** Between `t_k` and `t_k + Δt` no point can close a gap
+//! larger than `d(t_k) − c`, so the pair's distance stays at least `c` on
+//! `[0, t_final]`: the reported time is never later than the first time
+//! the pair comes closer than its clearance (so never later than its
+//! first contact), and a pair is reported free only when the advancement
+//! passes `t = 1`. A pair that is not within `2c` at an iterate has
+//! `d > 2c / (1 + ε)` after the exact confirmation `d > 2c` less rounding,
+//! so every step is at least about `c / μ` long. The lower bounds are
+//! certified in floating point (the triangle distances' error estimates
+//! and the poses' rounding are subtracted), and a threshold below
+//! [`MIN_RELATIVE_THRESHOLD`] of the scene's extent is rejected
+//! ([`CcdError::ThresholdTooSmall`]). A pair that starts closer than 3δ
+//! gets a third of its starting distance as clearance, so a motion that
+//! retreats from a reported contact can be answered free; only a pair
+//! that touches or intersects at `t = 0` gives
+//! [`CcdStatus::CollidingAtStart`]. Temporal culling skips only pairs
+//! whose time is provably not smaller than the current minimum, so it does
+//! not change the answer's time.
 //!
 //! **Bounded.** At most [`CcdOptions::max_ca_iterations_per_pair`]
 //! iterations per pair; an exhausted pair keeps its last iterate as a
-//! lower bound ([`CcdStatus::BudgetExhausted`]).
+//! lower bound ([`CcdStatus::BudgetExhausted`]), and so does a pair whose
+//! distance cannot be certified above its clearance (rounding larger than
+//! the gap). In path-validity mode ([`CcdOptions::early_out`]) the lower
+//! bound is the smallest over every pair not proven to keep its
+//! clearance: the contact found, the exhausted iterates and the first
+//! iterates of the pairs never advanced.
 //!
 //! **Scope.** One articulated body against static or rigidly moving
 //! obstacles, and against itself.
@@ -65,6 +81,15 @@ use crate::{CcdError, CcdOptions, CcdReport, CcdStats, CcdStatus, Contact, Other
 /// Relative padding of speed bounds computed here (moving obstacles), for
 /// the rounding of a few products and sums.
 const SPEED_PAD: f64 = 1e-12;
+
+/// The smallest distance threshold accepted, relative to the scene's
+/// extent (the largest distance of a vertex from the world origin at the
+/// motion's ends). Distances and poses are computed to a few hundred ulps
+/// of the extent; every lower bound subtracts that error, and a threshold
+/// near it would leave the advancement stalled on rounding. `1e-10` keeps
+/// a margin of about 10⁵ over it: 0.1 µm for a 1 km scene, 1e-10 m for a
+/// 1 m one.
+pub const MIN_RELATIVE_THRESHOLD: f64 = 1e-10;
 
 /// Reusable scratch of [`first_contact`]: poses, pair lists and the
 /// distance traversal stack. One per thread; after the first queries on a
@@ -91,8 +116,13 @@ impl CcdWorkspace {
 struct PairTask {
     link: usize,
     other: Other,
-    /// Lower bound on the pair's time of contact (the first iterate).
+    /// Lower bound on the time the pair first comes closer than its
+    /// clearance (the first iterate).
     bound: f64,
+    /// The pair's clearance `c = min(δ, d(0) / 3)`: the distance it must
+    /// keep for the motion to be free (see [`CcdReport`]); a contact is
+    /// reported once the pair is within `2c`.
+    clearance: f64,
 }
 
 /// How one pair's advancement ended.
@@ -122,16 +152,15 @@ fn obstacle_speed(o: &Obstacle) -> f64 {
     match o.motion() {
         ObstacleMotion::Static(_) => 0.0,
         ObstacleMotion::Rigid { motion, .. } => {
-            let r = o
-                .geometry()
-                .mesh
-                .vertices()
-                .iter()
-                .map(|p| p.length())
-                .fold(0.0, f64::max);
+            let r = radius(o.geometry().mesh.vertices());
             (motion.velocity.length() + motion.omega.abs() * r) * (1.0 + SPEED_PAD)
         }
     }
+}
+
+/// Largest distance of a point from the origin of its frame.
+fn radius(points: &[DVec3]) -> f64 {
+    points.iter().map(|p| p.length()).fold(0.0, f64::max)
 }
 
 /// The geometry of link `i` (pairs only name links with geometry).
@@ -186,6 +215,7 @@ impl Scene<'_> {
         other: Other,
         t: f64,
         cap: f64,
+        e: f64,
         ws: &mut CcdWorkspace,
         cache: &mut DistanceCache,
         stats: &mut CcdStats,
@@ -196,7 +226,6 @@ impl Scene<'_> {
         let a = MeshObject::new(&ga.mesh, &ga.rss_tree, ws.poses[link])?;
         let b = MeshObject::new(&gb.mesh, &gb.rss_tree, pose_b)?;
         stats.distance_calls += 1;
-        let e = self.options.distance_relative_error;
         Ok(capped_distance(
             &a,
             &b,
@@ -207,13 +236,12 @@ impl Scene<'_> {
         )?)
     }
 
-    /// The distance a pair must keep from `t` on to be free for the rest
-    /// of the motion at closing speed `mu`: `μ (1 − t) + δ/2`, and at least
-    /// the threshold `δ` (so a pair within the threshold is always found),
-    /// padded for rounding.
-    fn cap(&self, mu: f64, t: f64) -> f64 {
-        let delta = self.options.distance_threshold;
-        (mu * (1.0 - t) + 0.5 * delta).max(delta) * (1.0 + 1e-9)
+    /// The distance a pair of clearance `c` must have at `t` to be free for
+    /// the rest of the motion at closing speed `mu`: `μ (1 − t) + c`, and at
+    /// least the report distance `2c` (so a pair within it is always
+    /// found), padded for rounding.
+    fn cap(mu: f64, t: f64, c: f64) -> f64 {
+        (mu * (1.0 - t) + c).max(2.0 * c) * (1.0 + 1e-9)
     }
 
     /// Whether the pair's meshes intersect at `t` (touching counts).
@@ -261,27 +289,59 @@ impl Scene<'_> {
         })
     }
 
-    /// The next iterate from `t` with distance lower bound `d` and closing
-    /// speed bound `mu`, or `None` when the pair cannot close the gap
-    /// before `t = 1`.
-    fn step(&self, mu: f64, t: f64, d: f64) -> Option<f64> {
-        // Keep half the threshold back: the distance is exact only up to
-        // rounding, and the iterate must stay strictly before the contact.
-        let gap = d - 0.5 * self.options.distance_threshold;
-        if mu <= 0.0 || gap >= mu * (1.0 - t) {
-            return None;
+    /// The next iterate of a pair of clearance `c` from `t`, with certified
+    /// distance lower bound `d` and closing speed bound `mu`.
+    fn step(mu: f64, t: f64, d: f64, c: f64) -> Step {
+        // Over [t, t + Δt] the distance stays at least d − μ Δt = c.
+        let gap = d - c;
+        if !(gap > 0.0) {
+            return Step::Stalled;
         }
-        let next = t + gap / mu;
-        (next <= 1.0).then_some(next)
+        if mu <= 0.0 || gap >= mu * (1.0 - t) {
+            return Step::Free;
+        }
+        // Rounded down, so the step never overshoots.
+        let next = t + (gap / mu).next_down();
+        if next > t {
+            Step::To(next)
+        } else if next <= 1.0 {
+            Step::Stalled
+        } else {
+            Step::Free
+        }
+    }
+
+    /// The pair's certified distance at `t` (below `cap`), confirmed with
+    /// the exact distance when the approximate one lies in the band
+    /// `(2c, 2c (1 + ε)]`, where its lower bound `d̃ / (1 + ε)` alone could
+    /// be too close to `c` for a useful step.
+    #[allow(clippy::too_many_arguments)] // Private; a struct would only rename them.
+    fn certified_at(
+        &self,
+        task: &PairTask,
+        t: f64,
+        cap: f64,
+        ws: &mut CcdWorkspace,
+        cache: &mut DistanceCache,
+        stats: &mut CcdStats,
+    ) -> Result<CappedDistance, CcdError> {
+        let e = self.options.distance_relative_error;
+        let (link, other, c) = (task.link, task.other, task.clearance);
+        let d = self.capped_at(link, other, t, cap, e, ws, cache, stats)?;
+        let confirm = e > 0.0
+            && d.nearest
+                .is_some_and(|n| n.distance > 2.0 * c && n.distance <= 2.0 * c * (1.0 + e));
+        if confirm {
+            return self.capped_at(link, other, t, cap, 0.0, ws, cache, stats);
+        }
+        Ok(d)
     }
 
     /// Advances one pair from the iterate `t` (already `iterations` steps
     /// done), giving up as free once `t ≥ cutoff`.
-    #[allow(clippy::too_many_arguments)] // One private call site; a struct would only rename them.
     fn advance(
         &self,
-        link: usize,
-        other: Other,
+        task: &PairTask,
         mut t: f64,
         mut iterations: usize,
         cutoff: f64,
@@ -289,32 +349,45 @@ impl Scene<'_> {
         stats: &mut CcdStats,
     ) -> Result<PairOutcome, CcdError> {
         let mut cache = DistanceCache::default();
+        let c = task.clearance;
         loop {
             if t >= cutoff {
                 return Ok(PairOutcome::Free);
             }
-            let mu = self.mu(link, other, t)?;
-            let d = self.capped_at(link, other, t, self.cap(mu, t), ws, &mut cache, stats)?;
-            if let Some(n) = d
-                .nearest
-                .filter(|n| n.distance <= self.options.distance_threshold)
-            {
+            let mu = self.mu(task.link, task.other, t)?;
+            let cap = Self::cap(mu, t, c);
+            let d = self.certified_at(task, t, cap, ws, &mut cache, stats)?;
+            if let Some(n) = d.nearest.filter(|n| n.distance <= 2.0 * c) {
                 let poses = core::mem::take(&mut ws.poses);
-                let c = self.contact(link, other, t, &n, &poses);
+                let contact = self.contact(task.link, task.other, t, &n, &poses);
                 ws.poses = poses;
-                return Ok(PairOutcome::Contact(c?));
+                return Ok(PairOutcome::Contact(contact?));
             }
             if iterations >= self.options.max_ca_iterations_per_pair {
                 return Ok(PairOutcome::Exhausted(t));
             }
             iterations += 1;
             stats.ca_iterations += 1;
-            match self.step(mu, t, d.lower_bound) {
-                Some(next) => t = next,
-                None => return Ok(PairOutcome::Free),
+            match Self::step(mu, t, d.lower_bound, c) {
+                Step::To(next) => t = next,
+                Step::Free => return Ok(PairOutcome::Free),
+                // The distance is not certified above the clearance (its
+                // rounding estimate is too large for the threshold): the
+                // pair can only be given up with this lower bound.
+                Step::Stalled => return Ok(PairOutcome::Exhausted(t)),
             }
         }
     }
+}
+
+/// One conservative-advancement step ([`Scene::step`]).
+enum Step {
+    /// The next iterate.
+    To(f64),
+    /// The pair keeps its clearance up to `t = 1`.
+    Free,
+    /// No certified progress is possible.
+    Stalled,
 }
 
 /// A body, its obstacles and the options, prepared once for many queries:
@@ -331,6 +404,12 @@ pub struct CcdScene<'a> {
     obstacle_speed: Vec<f64>,
     hierarchy: DynamicLinkHierarchy,
     environment: EnvironmentHierarchy,
+    /// Largest distance of a vertex of each link from the link's origin
+    /// (`0` for a link without geometry).
+    link_radius: Vec<f64>,
+    /// Largest distance of an obstacle vertex from the world origin at
+    /// `t = 0` and `t = 1`.
+    obstacle_extent: f64,
 }
 
 impl<'a> CcdScene<'a> {
@@ -374,7 +453,48 @@ impl<'a> CcdScene<'a> {
             obstacle_speed: obstacles.iter().map(obstacle_speed).collect(),
             hierarchy,
             environment: EnvironmentHierarchy::from_obstacles(obstacles)?,
+            link_radius: body
+                .links()
+                .iter()
+                .map(|g| g.as_ref().map_or(0.0, |g| radius(g.mesh.vertices())))
+                .collect(),
+            obstacle_extent: obstacles
+                .iter()
+                .flat_map(|o| {
+                    let r = radius(o.geometry().mesh.vertices());
+                    [0.0, 1.0].map(|t| o.pose_at(t).translation.length() + r)
+                })
+                .fold(0.0, f64::max),
         })
+    }
+
+    /// Rejects a threshold too small for the extent of the motion's ends
+    /// (`ws.poses` is scratch).
+    fn check_threshold(
+        &self,
+        motion: &InBetweenMotion,
+        ws: &mut CcdWorkspace,
+    ) -> Result<(), CcdError> {
+        let mut extent = self.obstacle_extent;
+        for t in [0.0, 1.0] {
+            motion.poses_at(t, &mut ws.poses)?;
+            for (pose, r) in ws.poses.iter().zip(&self.link_radius) {
+                if *r > 0.0 {
+                    extent = extent.max(pose.translation.length() + r);
+                }
+            }
+        }
+        let threshold = self.options.distance_threshold;
+        let minimum = MIN_RELATIVE_THRESHOLD * extent;
+        if threshold < minimum {
+            return Err(CcdError::ThresholdTooSmall {
+                threshold,
+                extent,
+                minimum,
+                relative: MIN_RELATIVE_THRESHOLD,
+            });
+        }
+        Ok(())
     }
 
     /// The options.
@@ -398,6 +518,7 @@ impl<'a> CcdScene<'a> {
         let tree = self.body.tree();
         let motion = InBetweenMotion::new(tree, q0, q1)?;
         ws.poses.resize(tree.len(), DAffine3::IDENTITY);
+        self.check_threshold(&motion, ws)?;
         let mut stats = CcdStats::default();
 
         // Stage 1: spatial culling.
@@ -426,12 +547,14 @@ impl<'a> CcdScene<'a> {
                 link: l,
                 other: Other::Obstacle(o),
                 bound: 0.0,
+                clearance: 0.0,
             }));
         ws.tasks
             .extend(ws.potential.link_link.iter().map(|&(a, b)| PairTask {
                 link: a,
                 other: Other::Link(b),
                 bound: 0.0,
+                clearance: 0.0,
             }));
         stats.pairs_after_spatial = ws.tasks.len();
         stats.spatial_time = started.elapsed();
@@ -455,7 +578,6 @@ impl<'a> CcdScene<'a> {
                 stats,
             });
         }
-        let global_bound = tasks.iter().map(|p| p.bound).fold(1.0, f64::min);
         if options.temporal_culling {
             tasks.sort_by(|a, b| a.bound.partial_cmp(&b.bound).unwrap_or(Ordering::Equal));
         }
@@ -463,7 +585,7 @@ impl<'a> CcdScene<'a> {
 
         // Stage 3: conservative advancement.
         let started = Instant::now();
-        let result = advance_all(&scene, &tasks, global_bound, ws, &mut stats);
+        let result = advance_all(&scene, &tasks, ws, &mut stats);
         ws.tasks = tasks;
         stats.advance_time = started.elapsed();
         let (status, contact, toc) = result?;
@@ -499,9 +621,10 @@ pub fn first_contact(
     CcdScene::new(body, obstacles, disabled, options)?.first_contact(q0, q1, ws)
 }
 
-/// Sets each pair's lower bound: `+∞` when its first step passes `t = 1`,
-/// `0` when it is within the threshold at `t = 0`. A pair that intersects
-/// at `t = 0` is written to `at_start`, and the bounds stop there.
+/// Sets each pair's clearance and lower bound (its first iterate; `+∞`
+/// when the first step passes `t = 1`). A pair whose meshes touch or
+/// intersect at `t = 0`, or whose distance there cannot be certified
+/// positive, is written to `at_start`, and the bounds stop there.
 fn lower_bounds(
     scene: &Scene<'_>,
     tasks: &mut [PairTask],
@@ -509,24 +632,50 @@ fn lower_bounds(
     stats: &mut CcdStats,
     at_start: &mut Option<Contact>,
 ) -> Result<(), CcdError> {
-    let threshold = scene.options.distance_threshold;
+    let delta = scene.options.distance_threshold;
+    let e = scene.options.distance_relative_error;
+    let far = 3.0 * delta;
     for task in tasks.iter_mut() {
+        let (link, other) = (task.link, task.other);
         let mut cache = DistanceCache::default();
-        let mu = scene.mu(task.link, task.other, 0.0)?;
-        let cap = scene.cap(mu, 0.0);
-        let d = scene.capped_at(task.link, task.other, 0.0, cap, ws, &mut cache, stats)?;
-        task.bound = match d.nearest.filter(|n| n.distance <= threshold) {
-            Some(n) => {
-                if scene.intersects_at(task.link, task.other, 0.0, ws)? {
-                    let poses = core::mem::take(&mut ws.poses);
-                    let c = scene.contact(task.link, task.other, 0.0, &n, &poses);
-                    ws.poses = poses;
-                    *at_start = Some(c?);
-                    return Ok(());
-                }
-                0.0
-            }
-            None => scene.step(mu, 0.0, d.lower_bound).unwrap_or(f64::INFINITY),
+        let mu = scene.mu(link, other, 0.0)?;
+        // Exact enough to tell whether the pair starts within 3δ, where its
+        // clearance becomes a third of its starting distance.
+        let cap = Scene::cap(mu, 0.0, delta).max(far * (1.0 + 1e-9));
+        let mut d = scene.capped_at(link, other, 0.0, cap, e, ws, &mut cache, stats)?;
+        if d.lower_bound < far && e > 0.0 {
+            d = scene.capped_at(link, other, 0.0, cap, 0.0, ws, &mut cache, stats)?;
+        }
+        let starts_touching = !(d.lower_bound > 0.0);
+        if (starts_touching || d.lower_bound < far)
+            && (starts_touching || scene.intersects_at(link, other, 0.0, ws)?)
+        {
+            let n = match d.nearest {
+                Some(n) => n,
+                None => scene
+                    .capped_at(link, other, 0.0, f64::MAX, 0.0, ws, &mut cache, stats)?
+                    .nearest
+                    .ok_or(CcdError::Geometry(GeometryError::InvalidParameter {
+                        name: "pose",
+                        value: 0.0,
+                        why: "no triangle pair has a finite distance",
+                    }))?,
+            };
+            let poses = core::mem::take(&mut ws.poses);
+            let c = scene.contact(link, other, 0.0, &n, &poses);
+            ws.poses = poses;
+            *at_start = Some(c?);
+            return Ok(());
+        }
+        task.clearance = if d.lower_bound >= far {
+            delta
+        } else {
+            d.lower_bound / 3.0
+        };
+        task.bound = match Scene::step(mu, 0.0, d.lower_bound, task.clearance) {
+            Step::To(t) => t,
+            Step::Free => f64::INFINITY,
+            Step::Stalled => 0.0,
         };
     }
     Ok(())
@@ -534,11 +683,10 @@ fn lower_bounds(
 
 /// Runs the advancement on every pair (in the order given), keeping the
 /// earliest contact or exhausted iterate. Returns the status, the contact
-/// and the lower bound on the time of contact.
+/// and the lower bound on the time any pair first breaks its clearance.
 fn advance_all(
     scene: &Scene<'_>,
     tasks: &[PairTask],
-    global_bound: f64,
     ws: &mut CcdWorkspace,
     stats: &mut CcdStats,
 ) -> Result<(CcdStatus, Option<Contact>, f64), CcdError> {
@@ -547,7 +695,10 @@ fn advance_all(
     let mut best: Option<Contact> = None;
     let mut exhausted = f64::INFINITY;
     let mut minimum = f64::INFINITY;
-    for task in tasks {
+    // Where path-validity mode stopped: the pairs from there on were never
+    // advanced, and only their first iterates bound their times.
+    let mut stopped = tasks.len();
+    for (i, task) in tasks.iter().enumerate() {
         if !task.bound.is_finite() {
             // The first step already passes t = 1: free, without culling too.
             continue;
@@ -569,13 +720,14 @@ fn advance_all(
             (0.0, 0)
         };
         stats.ca_iterations += iterations;
-        match scene.advance(task.link, task.other, t, iterations, cutoff, ws, stats)? {
+        match scene.advance(task, t, iterations, cutoff, ws, stats)? {
             PairOutcome::Contact(c) => {
                 if best.is_none_or(|b| c.time < b.time) {
                     minimum = minimum.min(c.time);
                     best = Some(c);
                 }
                 if options.early_out {
+                    stopped = i + 1;
                     break;
                 }
             }
@@ -587,14 +739,18 @@ fn advance_all(
         }
     }
     Ok(match best {
-        Some(c) if c.time <= exhausted => {
-            let toc = if options.early_out {
-                global_bound.min(c.time)
-            } else {
-                c.time
-            };
+        Some(c) if options.early_out => {
+            // Every pair not proven to keep its clearance bounds the time:
+            // the ones never advanced by their first iterate, the exhausted
+            // ones by their last.
+            let unprocessed = tasks[stopped..]
+                .iter()
+                .map(|p| p.bound)
+                .fold(f64::INFINITY, f64::min);
+            let toc = c.time.min(exhausted).min(unprocessed);
             (CcdStatus::Collides, Some(c), toc)
         }
+        Some(c) if c.time <= exhausted => (CcdStatus::Collides, Some(c), c.time),
         _ if exhausted.is_finite() => (CcdStatus::BudgetExhausted, None, exhausted),
         _ => (CcdStatus::Free, None, 1.0),
     })

@@ -24,4 +24,23 @@ pub enum CcdError {
         /// The accepted range.
         why: &'static str,
     },
+    /// The distance threshold is too small for the scene's extent: the
+    /// rounding of distances and poses there would eat the clearance.
+    #[error(
+        "distance_threshold {threshold:e} is too small for a scene extending {extent} from the \
+         origin: use at least {minimum:e} (a relative {relative:e} of the extent), or move the \
+         scene nearer the origin"
+    )]
+    ThresholdTooSmall {
+        /// The threshold asked for.
+        threshold: f64,
+        /// The largest distance from the world origin of any vertex at the
+        /// start or end of the motion.
+        extent: f64,
+        /// The smallest threshold accepted for this extent.
+        minimum: f64,
+        /// The ratio `minimum / extent`
+        /// ([`MIN_RELATIVE_THRESHOLD`](crate::advance::MIN_RELATIVE_THRESHOLD)).
+        relative: f64,
+    },
 }

@@ -8,10 +8,14 @@ use crate::CcdError;
 /// `with_*` builders.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CcdOptions {
-    /// Distance (scene units) under which a pair counts as in contact; the
-    /// reported time of contact is the first CA iterate whose distance is at
-    /// most this. Must be finite and positive. Default `1e-4` (0.1 mm for
-    /// scenes in metres): absolute, so scale it with the scene.
+    /// The clearance `δ` (scene units) a free motion keeps between every
+    /// pair; a contact is reported once a pair is within `2δ`. A pair that
+    /// starts closer than `3δ` is held to a third of its starting distance
+    /// instead. The full contract is on [`CcdReport`](crate::CcdReport).
+    /// Must be finite and positive, and at least
+    /// [`MIN_RELATIVE_THRESHOLD`](crate::advance::MIN_RELATIVE_THRESHOLD)
+    /// times the scene's extent (checked per query). Default `1e-4` (0.1 mm
+    /// for scenes in metres): absolute, so scale it with the scene.
     pub distance_threshold: f64,
     /// Conservative-advancement iterations per pair before the pair is
     /// given up with a lower bound on its time of contact
@@ -27,8 +31,8 @@ pub struct CcdOptions {
     /// Test non-adjacent links against each other. Default `true`.
     pub self_collision: bool,
     /// Path-validity mode: stop at the first pair found in contact (its
-    /// time is a contact of the motion, not necessarily the first one).
-    /// Default `false`.
+    /// time is a contact of the motion, not necessarily the first one; the
+    /// report's lower bound still bounds the first). Default `false`.
     pub early_out: bool,
     /// Relative error `ε` of the distances that drive the advancement, in
     /// `[0, 0.9]`: each step uses the certified lower bound `d̃ / (1 + ε)`

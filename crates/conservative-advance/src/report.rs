@@ -1,20 +1,24 @@
-//! The answer of a query (DESIGN.md §3): status, witness, bound, counts.
+//! The answer of a query: status, witness, bound, counts — and the
+//! contract every answer keeps ([`CcdReport`]).
 
 use std::time::Duration;
 
 use glam::DVec3;
 
-/// How a query ended.
+/// How a query ended; see [`CcdReport`] for what each status guarantees.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CcdStatus {
-    /// No pair comes within the distance threshold over `[0, 1]`.
+    /// Every pair keeps its clearance over `[0, 1]`.
     Free,
-    /// A pair comes within the threshold; the contact is the first one.
+    /// A pair came within twice its clearance; no pair broke its clearance
+    /// before the contact's time.
     Collides,
-    /// Some pair intersects at `t = 0`.
+    /// Some pair touches or intersects at `t = 0` (containment by a closed
+    /// mesh included).
     CollidingAtStart,
-    /// A pair ran out of iterations before it converged: the motion *may*
-    /// collide at or after [`CcdReport::toc_lower_bound`].
+    /// A pair ran out of iterations (or of certified progress) first: the
+    /// motion *may* break a clearance at or after
+    /// [`CcdReport::toc_lower_bound`].
     BudgetExhausted,
 }
 
@@ -31,7 +35,8 @@ pub enum Other {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Contact {
     /// Normalised time of contact in `[0, 1]`: never later than the first
-    /// time the pair's distance reaches zero.
+    /// time any pair comes closer than its clearance (see [`CcdReport`]),
+    /// so never later than the first time of contact.
     pub time: f64,
     /// The moving link (tree index).
     pub link: usize,
@@ -41,7 +46,8 @@ pub struct Contact {
     pub triangle_a: u32,
     /// The triangle of the other mesh holding the closest point.
     pub triangle_b: u32,
-    /// The pair's distance at [`Contact::time`] (at most the threshold).
+    /// The pair's distance at [`Contact::time`] (at most twice the pair's
+    /// clearance, so at most twice the threshold).
     pub distance: f64,
     /// World point: the middle of the two closest points.
     pub point: DVec3,
@@ -74,7 +80,49 @@ pub struct CcdStats {
     pub advance_time: Duration,
 }
 
-/// The answer of [`first_contact`](crate::first_contact).
+/// The answer of [`first_contact`](crate::first_contact), and the contract
+/// it keeps.
+///
+/// # The clearance contract
+///
+/// Let `δ` be [`CcdOptions::distance_threshold`] and, for each tested pair
+/// `p` (link–obstacle, or two links under the pair rules), `d_p(t)` the
+/// distance of the two meshes at time `t` of the motion: `0` when the
+/// surfaces touch or intersect, and when a closed (watertight,
+/// consistently oriented) mesh contains the other; open meshes and
+/// polygon soups are surfaces only. Each pair gets the **clearance**
+///
+/// `c_p = min(δ, d_p(0) / 3)`.
+///
+/// - [`CcdStatus::Free`]: every pair keeps `d_p(t) ≥ c_p` for all
+///   `t ∈ [0, 1]`. "Free" means no pair comes closer than `δ` — except a
+///   pair that already starts closer than `3δ`, which is held to a third
+///   of its starting distance, so that a robot stopped at a reported
+///   contact can retreat and be answered free.
+/// - [`CcdStatus::Collides`]: the contact's time `τ` is never later than
+///   the first time any pair breaks its clearance,
+///   `τ ≤ inf { t : d_p(t) < c_p for some p }` (in particular never later
+///   than the first contact), and the witness pair is within `2 c_p` at
+///   `τ` ([`Contact::distance`]). A motion whose pairs come within
+///   `[c_p, 2 c_p]` but never below `c_p` may be answered either way: that
+///   band is the tolerance that keeps every step at least `c_p / μ` long.
+/// - [`CcdStatus::CollidingAtStart`]: some pair has `d_p(0) = 0` (touching
+///   within rounding counts). A pair that is merely within `δ` at `t = 0`
+///   never gives it.
+/// - [`CcdStatus::BudgetExhausted`]: [`CcdReport::toc_lower_bound`] is at
+///   most the first time any pair breaks its clearance.
+/// - Path-validity mode ([`CcdOptions::early_out`]): the contact is *a*
+///   contact (its pair within `2 c_p`), not necessarily the first, and
+///   [`CcdReport::toc_lower_bound`] is still at most the first time any
+///   pair breaks its clearance.
+///
+/// "Distance" is that of the poses forward kinematics computes, certified
+/// in floating point: every lower bound the advancement steps on
+/// subtracts the triangle queries' rounding estimates and the poses'
+/// rounding, and `d_p(0)` in `c_p` is such a certified bound (smaller than
+/// the exact distance by rounding only).
+///
+/// [`CcdOptions::distance_threshold`]: crate::CcdOptions::distance_threshold
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CcdReport {
     /// How it ended.
@@ -82,11 +130,13 @@ pub struct CcdReport {
     /// The first contact for [`CcdStatus::Collides`] and
     /// [`CcdStatus::CollidingAtStart`]; `None` otherwise.
     pub contact: Option<Contact>,
-    /// A lower bound on the first time of contact: the contact time when
-    /// one was found (in path-validity mode, [`CcdOptions::early_out`],
-    /// the smaller of it and every pair's first iterate, since the contact
-    /// found need not be the first), the iterate reached for
-    /// [`CcdStatus::BudgetExhausted`], `1.0` when free.
+    /// A lower bound on the first time any pair breaks its clearance: the
+    /// contact time when one was found (in path-validity mode,
+    /// [`CcdOptions::early_out`], the smaller of it and the bounds of every
+    /// pair not proven to keep its clearance, since the contact found need
+    /// not be the first), the iterate reached for
+    /// [`CcdStatus::BudgetExhausted`], `0.0` for
+    /// [`CcdStatus::CollidingAtStart`], `1.0` when free.
     ///
     /// [`CcdOptions::early_out`]: crate::CcdOptions::early_out
     pub toc_lower_bound: f64,

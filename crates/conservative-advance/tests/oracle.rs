@@ -13,7 +13,9 @@ use armature_bvh_geometry::{
 use armature_conservative_advance::{
     CcdOptions, CcdReport, CcdScene, CcdStatus, CcdWorkspace, Other, first_contact,
 };
-use armature_kinematics::{InBetweenMotion, Joint, KinematicTree, LinkSpec, MotionBounds};
+use armature_kinematics::{
+    EnclosureKind, InBetweenMotion, Joint, KinematicTree, LinkSpec, MotionBounds,
+};
 use glam::{DAffine3, DVec3};
 use proptest::prelude::*;
 
@@ -94,14 +96,39 @@ fn brute(a: &[[DVec3; 3]], b: &[[DVec3; 3]]) -> (bool, f64) {
     (hit, d)
 }
 
-/// Every tested pair's world triangles at `t`: (intersecting, distance).
+/// One tested pair, by the same rules as the pipeline: every link with
+/// geometry against every obstacle, and non-adjacent links when
+/// self-collision is on.
+type PairId = (usize, Other);
+
+fn pairs(body: &ArticulatedBody, obstacles: &[Obstacle], self_collision: bool) -> Vec<PairId> {
+    let tree = body.tree();
+    let with_geometry: Vec<usize> = (0..tree.len())
+        .filter(|&i| body.links()[i].is_some())
+        .collect();
+    let mut out = Vec::new();
+    for &i in &with_geometry {
+        out.extend((0..obstacles.len()).map(|o| (i, Other::Obstacle(o))));
+        if self_collision {
+            out.extend(
+                with_geometry
+                    .iter()
+                    .filter(|&&j| j > i && !tree.are_adjacent(i, j))
+                    .map(|&j| (i, Other::Link(j))),
+            );
+        }
+    }
+    out
+}
+
+/// Every tested pair's (intersecting, distance) at `t`, by brute force.
 fn scene_at(
     body: &ArticulatedBody,
     obstacles: &[Obstacle],
     motion: &InBetweenMotion,
     self_collision: bool,
     t: f64,
-) -> (bool, f64) {
+) -> Vec<(PairId, bool, f64)> {
     let tree = body.tree();
     let mut poses = vec![DAffine3::IDENTITY; tree.len()];
     motion.poses_at(t, &mut poses).unwrap();
@@ -111,39 +138,59 @@ fn scene_at(
         .zip(&poses)
         .map(|(g, p)| g.as_ref().map(|g| world(&g.mesh, p)))
         .collect();
-    let mut hit = false;
-    let mut d = f64::INFINITY;
-    for (i, a) in links.iter().enumerate() {
-        let Some(a) = a else { continue };
-        for o in obstacles {
-            let (h, dd) = brute(a, &world(&o.geometry().mesh, &o.pose_at(t)));
-            hit |= h;
-            d = d.min(dd);
-        }
-        if self_collision {
-            for (j, b) in links.iter().enumerate().skip(i + 1) {
-                let Some(b) = b else { continue };
-                if tree.are_adjacent(i, j) {
-                    continue;
-                }
-                let (h, dd) = brute(a, b);
-                hit |= h;
-                d = d.min(dd);
-            }
-        }
-    }
-    (hit, d)
+    let obs: Vec<Vec<[DVec3; 3]>> = obstacles
+        .iter()
+        .map(|o| world(&o.geometry().mesh, &o.pose_at(t)))
+        .collect();
+    pairs(body, obstacles, self_collision)
+        .into_iter()
+        .map(|(i, other)| {
+            let a = links[i].as_ref().unwrap();
+            let b = match other {
+                Other::Obstacle(o) => &obs[o],
+                Other::Link(j) => links[j].as_ref().unwrap(),
+            };
+            let (hit, d) = brute(a, b);
+            ((i, other), hit, d)
+        })
+        .collect()
 }
 
-/// What the oracle saw.
+/// The smallest distance over the tested pairs at `t` (0 when one
+/// intersects).
+fn scene_distance(
+    body: &ArticulatedBody,
+    obstacles: &[Obstacle],
+    motion: &InBetweenMotion,
+    self_collision: bool,
+    t: f64,
+) -> (bool, f64) {
+    scene_at(body, obstacles, motion, self_collision, t)
+        .into_iter()
+        .fold((false, f64::INFINITY), |(h, d), (_, hit, dd)| {
+            (h || hit, d.min(dd))
+        })
+}
+
+/// What the oracle saw, judged by the clearance contract of `CcdReport`:
+/// pair `p` has clearance `c_p = min(δ, d_p(0) / 3)`.
 #[derive(Debug)]
 enum Verdict {
-    /// First colliding sample.
-    Collides(f64),
-    /// Every sampled distance above `δ`.
+    /// Some pair touches or intersects at `t = 0`.
+    CollidesAtStart,
+    /// First sample where some pair is closer than its clearance (or
+    /// intersects).
+    Violates(f64),
+    /// Every sampled distance is above `2 c_p + DELTA / 2`: no pair comes
+    /// within `2 c_p` at all, so a contact would be a false alarm.
     Free,
     /// Neither: either answer is accepted.
     Graze,
+}
+
+/// The clearance of each pair, from its distance at `t = 0`.
+fn clearances(start: &[(PairId, bool, f64)], delta: f64) -> Vec<f64> {
+    start.iter().map(|&(_, _, d)| delta.min(d / 3.0)).collect()
 }
 
 fn oracle(
@@ -151,10 +198,16 @@ fn oracle(
     obstacles: &[Obstacle],
     q0: &[f64],
     q1: &[f64],
-    self_collision: bool,
+    options: &CcdOptions,
 ) -> Verdict {
     let tree = body.tree();
+    let self_collision = options.self_collision;
     let motion = InBetweenMotion::new(tree, q0, q1).unwrap();
+    let start = scene_at(body, obstacles, &motion, self_collision, 0.0);
+    if start.iter().any(|&(_, hit, d)| hit || d == 0.0) {
+        return Verdict::CollidesAtStart;
+    }
+    let clear = clearances(&start, options.distance_threshold);
     let points: Vec<Vec<DVec3>> = body
         .links()
         .iter()
@@ -188,20 +241,20 @@ fn oracle(
     // Relative speed ≤ 2·speed: a time between samples is within half a
     // step of one, where the distance moved at most δ / 2.
     let steps = ((2.0 * speed / DELTA).ceil() as usize).max(1);
-    let mut min_d = f64::INFINITY;
+    let mut free = true;
     for k in 0..=steps {
         let t = k as f64 / steps as f64;
-        let (hit, d) = scene_at(body, obstacles, &motion, self_collision, t);
-        if hit {
-            return Verdict::Collides(t);
+        for ((_, hit, d), c) in scene_at(body, obstacles, &motion, self_collision, t)
+            .into_iter()
+            .zip(&clear)
+        {
+            if hit || d < *c {
+                return Verdict::Violates(t);
+            }
+            free &= d > 2.0 * c + 0.5 * DELTA;
         }
-        min_d = min_d.min(d);
     }
-    if min_d > DELTA {
-        Verdict::Free
-    } else {
-        Verdict::Graze
-    }
+    if free { Verdict::Free } else { Verdict::Graze }
 }
 
 fn run(
@@ -230,7 +283,8 @@ fn check(body: &ArticulatedBody, obstacles: &[Obstacle], q0: &[f64], q1: &[f64])
     check_with(body, obstacles, q0, q1, CcdOptions::default())
 }
 
-/// As [`check`] with these options (temporal culling toggled).
+/// As [`check`] with these options (temporal culling toggled): both
+/// answers keep the contract, and without path-validity mode they agree.
 fn check_with(
     body: &ArticulatedBody,
     obstacles: &[Obstacle],
@@ -238,8 +292,13 @@ fn check_with(
     q1: &[f64],
     options: CcdOptions,
 ) -> CcdReport {
-    let options = options.with_temporal_culling(true);
-    let on = run(body, obstacles, q0, q1, &options);
+    let on = run(
+        body,
+        obstacles,
+        q0,
+        q1,
+        &options.with_temporal_culling(true),
+    );
     let off = run(
         body,
         obstacles,
@@ -247,38 +306,89 @@ fn check_with(
         q1,
         &options.with_temporal_culling(false),
     );
-    assert_eq!(on.status, off.status, "culling changes the status");
-    assert!(
-        (on.toc_lower_bound - off.toc_lower_bound).abs() <= 1e-12,
-        "culling changes the time: {} vs {}",
-        on.toc_lower_bound,
-        off.toc_lower_bound
-    );
-    assert!(on.stats.pairs_after_temporal <= off.stats.pairs_after_temporal);
-    match oracle(body, obstacles, q0, q1, options.self_collision) {
-        Verdict::Collides(t) => {
-            assert!(on.may_collide(), "free, but the oracle collides at {t}");
-            assert!(
-                on.toc_lower_bound <= t,
-                "time {} after the oracle's colliding sample {t}",
-                on.toc_lower_bound
-            );
-            if t == 0.0 {
-                assert_eq!(on.status, CcdStatus::CollidingAtStart);
-            }
-        }
-        Verdict::Free => assert_eq!(on.status, CcdStatus::Free, "oracle free"),
-        Verdict::Graze => {}
-    }
-    if let Some(c) = on.contact {
-        assert!(c.time == on.toc_lower_bound || on.status == CcdStatus::CollidingAtStart);
-        let motion = InBetweenMotion::new(body.tree(), q0, q1).unwrap();
-        let (_, d) = scene_at(body, obstacles, &motion, options.self_collision, c.time);
+    if !options.early_out {
+        assert_eq!(on.status, off.status, "culling changes the status");
         assert!(
-            d <= options.distance_threshold + 1e-9,
-            "distance {d} at the reported time {}",
-            c.time
+            (on.toc_lower_bound - off.toc_lower_bound).abs() <= 1e-12,
+            "culling changes the time: {} vs {}",
+            on.toc_lower_bound,
+            off.toc_lower_bound
         );
+        assert!(on.stats.pairs_after_temporal <= off.stats.pairs_after_temporal);
+    }
+    let verdict = oracle(body, obstacles, q0, q1, &options);
+    assert_keeps_contract(body, obstacles, q0, q1, &options, &verdict, &off);
+    assert_keeps_contract(body, obstacles, q0, q1, &options, &verdict, &on);
+    on
+}
+
+/// One report judged by the contract (see [`Verdict`]).
+fn assert_keeps_contract(
+    body: &ArticulatedBody,
+    obstacles: &[Obstacle],
+    q0: &[f64],
+    q1: &[f64],
+    options: &CcdOptions,
+    verdict: &Verdict,
+    r: &CcdReport,
+) {
+    match *verdict {
+        Verdict::CollidesAtStart => {
+            assert_eq!(r.status, CcdStatus::CollidingAtStart, "{r:?}");
+        }
+        Verdict::Violates(t) => {
+            assert!(
+                r.may_collide(),
+                "free, but the oracle sees a violation at {t}"
+            );
+            assert!(
+                r.toc_lower_bound <= t,
+                "time {} after the oracle's violating sample {t}",
+                r.toc_lower_bound
+            );
+            assert_ne!(
+                r.status,
+                CcdStatus::CollidingAtStart,
+                "nothing touches at t = 0"
+            );
+        }
+        Verdict::Free => assert!(
+            matches!(r.status, CcdStatus::Free | CcdStatus::BudgetExhausted),
+            "oracle free, report {r:?}"
+        ),
+        Verdict::Graze => {
+            assert_ne!(
+                r.status,
+                CcdStatus::CollidingAtStart,
+                "nothing touches at t = 0"
+            );
+        }
+    }
+    if let Some(c) = r.contact {
+        assert!(
+            c.time == r.toc_lower_bound
+                || r.status == CcdStatus::CollidingAtStart
+                || options.early_out && r.toc_lower_bound <= c.time,
+            "{r:?}"
+        );
+        let motion = InBetweenMotion::new(body.tree(), q0, q1).unwrap();
+        let start = scene_at(body, obstacles, &motion, options.self_collision, 0.0);
+        let clear = clearances(&start, options.distance_threshold);
+        let now = scene_at(body, obstacles, &motion, options.self_collision, c.time);
+        let k = now
+            .iter()
+            .position(|&(p, _, _)| {
+                p == (c.link, c.other) || p == (other_link(c.other), Other::Link(c.link))
+            })
+            .expect("the witness is a tested pair");
+        assert!(
+            now[k].2 <= 2.0 * clear[k] + 1e-9,
+            "witness distance {} at the reported time {} above 2c = {}",
+            now[k].2,
+            c.time,
+            2.0 * clear[k]
+        );
+        assert!(c.distance <= 2.0 * options.distance_threshold);
         assert!((c.normal.length() - 1.0).abs() < 1e-9);
         let link_mesh = &body.links()[c.link].as_ref().unwrap().mesh;
         let other_mesh = match c.other {
@@ -287,9 +397,135 @@ fn check_with(
         };
         assert!((c.triangle_a as usize) < link_mesh.num_triangles());
         assert!((c.triangle_b as usize) < other_mesh.num_triangles());
-        assert!(c.distance <= options.distance_threshold);
     }
-    on
+}
+
+/// The link index of a link–link pair's other side (`usize::MAX` for an
+/// obstacle, which never matches).
+fn other_link(o: Other) -> usize {
+    match o {
+        Other::Link(l) => l,
+        Other::Obstacle(_) => usize::MAX,
+    }
+}
+
+/// The options that change how pairs are processed, in every
+/// combination: path-validity mode × temporal culling × enclosure of the
+/// broad phase × iteration budget × relative error of the distances.
+fn option_grid() -> Vec<CcdOptions> {
+    let mut out = Vec::new();
+    for early_out in [false, true] {
+        for culling in [false, true] {
+            for enclosure in [EnclosureKind::Taylor, EnclosureKind::Interval] {
+                for budget in [1, 2, 5, 200] {
+                    for e in [0.0, 0.5, 0.9] {
+                        out.push(
+                            CcdOptions::default()
+                                .with_early_out(early_out)
+                                .with_temporal_culling(culling)
+                                .with_enclosure(enclosure)
+                                .with_max_ca_iterations_per_pair(budget)
+                                .with_distance_relative_error(e),
+                        );
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Judges one motion under every combination of [`option_grid`] against
+/// one oracle verdict (the verdict depends only on the threshold and the
+/// pair rules, which the grid does not change).
+fn check_every_option(body: &ArticulatedBody, obstacles: &[Obstacle], q0: &[f64], q1: &[f64]) {
+    let grid = option_grid();
+    let verdict = oracle(body, obstacles, q0, q1, &grid[0]);
+    for options in &grid {
+        let r = run(body, obstacles, q0, q1, options);
+        assert_keeps_contract(body, obstacles, q0, q1, options, &verdict, &r);
+        if options.max_ca_iterations_per_pair == 200 && !options.early_out {
+            let other = run(
+                body,
+                obstacles,
+                q0,
+                q1,
+                &options.with_temporal_culling(!options.temporal_culling),
+            );
+            assert_eq!(r.status, other.status, "culling changes the status");
+            assert!((r.toc_lower_bound - other.toc_lower_bound).abs() <= 1e-12);
+        }
+    }
+}
+
+#[test]
+fn every_option_combination_keeps_the_contract() {
+    let (body, obs) = (arm(), obstacles());
+    let motions: [([f64; 3], [f64; 3]); 4] = [
+        ([-PI / 2.0, 0.0, 0.0], [PI / 2.0, 0.0, 0.0]),
+        ([0.0, 0.0, 0.0], [0.0, PI, 0.0]),
+        ([0.3, 0.2, -0.4], [0.4, 0.1, -0.2]),
+        ([2.5, -0.3, 0.9], [-2.0, 1.0, -1.5]),
+    ];
+    for (q0, q1) in motions {
+        check_every_option(&body, &obs, &q0, &q1);
+    }
+}
+
+/// The prismatic slide of path-validity mode: a 0.1 cube sliding 10 along
+/// x in a channel whose floor lies 0.05 below it (never touched, but in
+/// the swept box), a box 0.02 ahead (contact at t = 0.002) and one farther
+/// on. With early out, no culling and a small budget, the floor pair runs
+/// out of iterations, the far box is found, and the near box was never
+/// advanced: the answer's bound must still come before t = 0.002.
+fn slide() -> (ArticulatedBody, Vec<Obstacle>) {
+    let tree = KinematicTree::new(vec![
+        LinkSpec::new("cube", None).with_joint(Joint::prismatic("slide", DVec3::X, -20.0, 20.0)),
+    ])
+    .unwrap();
+    let body = ArticulatedBody::new(
+        "slider",
+        tree,
+        vec![Some(cuboid(DVec3::splat(0.1), DVec3::ZERO))],
+    )
+    .unwrap();
+    let fixed = |name: &str, size: DVec3, at: DVec3| {
+        Obstacle::fixed(
+            name,
+            cuboid(size, DVec3::ZERO),
+            DAffine3::from_translation(at),
+        )
+        .unwrap()
+    };
+    let obstacles = vec![
+        // Top face at z = −0.1: 0.05 below the cube's bottom face.
+        fixed(
+            "floor",
+            DVec3::new(30.0, 1.0, 0.1),
+            DVec3::new(5.0, 0.0, -0.15),
+        ),
+        fixed("far", DVec3::splat(0.1), DVec3::new(5.0, 0.0, 0.0)),
+        // Near face at x = 0.07: 0.02 ahead of the cube's face at 0.05.
+        fixed("near", DVec3::splat(0.1), DVec3::new(0.12, 0.0, 0.0)),
+    ];
+    (body, obstacles)
+}
+
+#[test]
+fn early_out_without_culling_bounds_the_pairs_never_advanced() {
+    let (body, obs) = slide();
+    let options = CcdOptions::default()
+        .with_temporal_culling(false)
+        .with_early_out(true)
+        .with_max_ca_iterations_per_pair(20);
+    let r = run(&body, &obs, &[0.0], &[10.0], &options);
+    assert!(r.may_collide());
+    assert!(
+        r.toc_lower_bound <= 0.002,
+        "bound {} after the first contact at t = 0.002: {r:?}",
+        r.toc_lower_bound
+    );
+    check_every_option(&body, &obs, &[0.0], &[10.0]);
 }
 
 #[test]
@@ -323,7 +559,10 @@ fn already_colliding_start() {
     // Pointed at the box centre (1, 1, 0.3), tilted up towards it.
     let q0 = [PI / 4.0, -0.3, 0.0];
     let motion = InBetweenMotion::new(body.tree(), &q0, &q0).unwrap();
-    assert!(scene_at(&body, &obs, &motion, true, 0.0).0, "scene setup");
+    assert!(
+        scene_distance(&body, &obs, &motion, true, 0.0).0,
+        "scene setup"
+    );
     let r = check(&body, &obs, &q0, &[0.0, 0.0, 0.0]);
     assert_eq!(r.status, CcdStatus::CollidingAtStart);
     assert_eq!(r.toc_lower_bound, 0.0);
@@ -517,6 +756,17 @@ proptest! {
         let e = if coarse { 0.9 } else { 0.0 };
         check_with(&body, &obs, &q0, &q1, CcdOptions::default().with_distance_relative_error(e));
     }
+
+    /// Random motions under random combinations of the options.
+    #[test]
+    fn random_motions_under_every_option_keep_the_contract(
+        q0 in prop::array::uniform3(-PI..PI),
+        q1 in prop::array::uniform3(-PI..PI),
+        k in 0usize..96,
+    ) {
+        let (body, obs) = (arm(), obstacles());
+        check_with(&body, &obs, &q0, &q1, option_grid()[k]);
+    }
 }
 
 /// The random scene is neither always free nor always colliding, so the
@@ -655,7 +905,7 @@ proptest! {
         let body = two_arms();
         let q1: Vec<f64> = q0.iter().zip(dq).map(|(a, d)| a + d).collect();
         let start = InBetweenMotion::new(body.tree(), &q0, &q0).unwrap();
-        let (hit, _) = scene_at(&body, &[], &start, true, 0.0);
+        let (hit, _) = scene_distance(&body, &[], &start, true, 0.0);
         prop_assume!(!hit);
         check(&body, &[], &q0, &q1);
     }
@@ -711,4 +961,114 @@ fn sweep_through_a_thin_torus_is_caught() {
     ];
     let r = check(&body, &lifted, &[0.0, 0.0, 0.0], &[PI / 2.0, 0.0, 0.0]);
     assert_eq!(r.status, CcdStatus::Free);
+}
+
+/// The slider of [`slide`] and one 0.1 box whose near face is at
+/// x = 0.15: at configuration `q` the gap is `0.1 − q`.
+fn slider_and_box() -> (ArticulatedBody, Vec<Obstacle>) {
+    let (body, _) = slide();
+    let wall = Obstacle::fixed(
+        "box",
+        cuboid(DVec3::splat(0.1), DVec3::ZERO),
+        DAffine3::from_translation(DVec3::new(0.2, 0.0, 0.0)),
+    )
+    .unwrap();
+    (body, vec![wall])
+}
+
+/// The configuration with this gap to the box of [`slider_and_box`].
+fn at_gap(gap: f64) -> [f64; 1] {
+    [0.1 - gap]
+}
+
+#[test]
+fn clearance_contract_holds_for_every_relative_error() {
+    let (body, obs) = slider_and_box();
+    let delta = CcdOptions::default().distance_threshold;
+    for e in [0.0, 0.5, 0.9] {
+        let options = CcdOptions::default().with_distance_relative_error(e);
+        let status = |g0: f64, g1: f64| run(&body, &obs, &at_gap(g0), &at_gap(g1), &options);
+        // Coming from 5δ to 0.8δ breaks the clearance δ.
+        let r = status(5.0 * delta, 0.8 * delta);
+        assert_eq!(r.status, CcdStatus::Collides, "ε = {e}: {r:?}");
+        let c = r.contact.unwrap();
+        assert!(c.distance <= 2.0 * delta);
+        // It cannot have come closer than δ before the reported time.
+        assert!(0.1 - (at_gap(5.0 * delta)[0] + c.time * 4.2 * delta) >= delta * (1.0 - 1e-6));
+        // A pair resting at 0.8δ keeps its starting clearance: free.
+        let r = status(0.8 * delta, 0.8 * delta);
+        assert_eq!(r.status, CcdStatus::Free, "ε = {e}: {r:?}");
+        // Retreating from 0.5δ is free; approaching from 0.5δ to 0.1δ
+        // breaks the clearance of a third of the start.
+        assert_eq!(status(0.5 * delta, 10.0 * delta).status, CcdStatus::Free);
+        let r = status(0.5 * delta, 0.1 * delta);
+        assert_eq!(r.status, CcdStatus::Collides, "ε = {e}: {r:?}");
+        assert!(r.contact.unwrap().distance <= 2.0 * 0.5 * delta / 3.0 * (1.0 + 1e-9));
+        // Touching at the start is colliding at the start, whichever way
+        // the motion goes.
+        assert_eq!(status(0.0, 0.5).status, CcdStatus::CollidingAtStart);
+    }
+}
+
+#[test]
+fn a_robot_stopped_at_a_reported_contact_can_retreat() {
+    let (body, obs) = slider_and_box();
+    let options = CcdOptions::default();
+    let r = run(&body, &obs, &at_gap(0.5), &at_gap(-0.5), &options);
+    assert_eq!(r.status, CcdStatus::Collides);
+    let c = r.contact.unwrap();
+    // Stop where the contact was reported, then back off.
+    let stop = [at_gap(0.5)[0] + c.time * 1.0];
+    let back = run(&body, &obs, &stop, &at_gap(0.5), &options);
+    assert_eq!(back.status, CcdStatus::Free, "{back:?}");
+    // Pushing on from there is still a contact.
+    let on = run(&body, &obs, &stop, &at_gap(-0.5), &options);
+    assert_eq!(on.status, CcdStatus::Collides, "{on:?}");
+}
+
+#[test]
+fn a_threshold_too_small_for_the_scene_is_rejected() {
+    let (body, _) = slide();
+    let far = vec![
+        Obstacle::fixed(
+            "far",
+            cuboid(DVec3::splat(0.1), DVec3::ZERO),
+            DAffine3::from_translation(DVec3::new(1000.0, 0.0, 0.0)),
+        )
+        .unwrap(),
+    ];
+    let options = CcdOptions::default().with_distance_threshold(1e-9);
+    let mut ws = CcdWorkspace::new();
+    let err = first_contact(
+        &body,
+        &far,
+        &DisabledPairs::new(),
+        &[0.0],
+        &[1.0],
+        &options,
+        &mut ws,
+    )
+    .unwrap_err();
+    let text = err.to_string();
+    assert!(
+        matches!(
+            err,
+            armature_conservative_advance::CcdError::ThresholdTooSmall { .. }
+        ),
+        "{text}"
+    );
+    assert!(text.contains("1e-9") && text.contains("1000"), "{text}");
+    // The same threshold is fine for a scene near the origin.
+    assert!(
+        first_contact(
+            &body,
+            &[],
+            &DisabledPairs::new(),
+            &[0.0],
+            &[1.0],
+            &options,
+            &mut ws
+        )
+        .is_ok()
+    );
 }

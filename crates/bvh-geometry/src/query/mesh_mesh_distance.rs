@@ -6,9 +6,11 @@ use glam::DVec3;
 
 use crate::GeometryError;
 
+#[cfg(doc)]
+use super::closest_points_triangle_triangle;
 use super::mesh_mesh::{DistanceVolume, MeshObject, Posed, QueryStats, child_ids};
+use super::nonnegative;
 use super::triangle_triangle::triangle_pair;
-use super::{closest_points_triangle_triangle, nonnegative};
 
 /// The answer of [`distance`] and [`approximate_distance`]: a closest (or,
 /// for the approximation, a close enough) pair of points with the
@@ -62,6 +64,33 @@ struct Best {
     pb: DVec3,
     ta: u32,
     tb: u32,
+    /// The smallest certified lower bound of an evaluated triangle pair:
+    /// its computed distance less the triangle query's error estimate and
+    /// the rounding of the relative pose ([`pose_error`]).
+    certified: f64,
+}
+
+/// What the relative pose `A⁻¹ · B` can do to a distance measured in A's
+/// frame, as `(absolute, factor)`: a certified world distance is
+/// `(d − absolute) · factor`. The absolute part is the rounding of the
+/// general 3 × 4 inverse and product — a few ulps of the translations and
+/// of B's extent about its own origin, which matters for a scene far from
+/// the world origin; the factor covers A's linear part being a rotation
+/// only within [`super::RIGID_TOLERANCE`] (a near-rotation scales lengths
+/// by at most `1 ± dev`, with `dev` the largest entry of `MᵀM − I`).
+fn pose_error<BV: DistanceVolume>(p: &Posed<'_, '_, BV>) -> (f64, f64) {
+    let (c, r) = p.node_b(0).bv.enclosing_ball();
+    let (pa, pb) = (p.a.pose(), p.b.pose());
+    let reach = pa.translation.length() + pb.translation.length() + c.length() + r;
+    let m = pa.matrix3;
+    let dev = (m.transpose() * m - glam::DMat3::IDENTITY)
+        .to_cols_array()
+        .iter()
+        .fold(0.0_f64, |s, x| s.max(x.abs()));
+    (
+        64.0 * f64::EPSILON * reach,
+        1.0 - 2.0 * dev - 8.0 * f64::EPSILON,
+    )
 }
 
 /// Branch-and-bound over node pairs, nearer pairs first (depth first, the
@@ -83,19 +112,26 @@ fn search<BV: DistanceVolume>(
         pb: DVec3::NAN,
         ta: 0,
         tb: 0,
+        certified: f64::INFINITY,
     };
+    let (pose_err, pose_factor) = pose_error(p);
     let (na_tri, nb_tri) = (p.a.mesh().num_triangles(), p.b.mesh().num_triangles());
     let leaf_pair = |ta: u32, tb: u32, best: &mut Best, stats: &mut QueryStats| {
         stats.triangle_tests += 1;
-        let c = closest_points_triangle_triangle(&p.tri_a(ta), &p.tri_b(tb));
+        let (c, err) = triangle_pair(&p.tri_a(ta), &p.tri_b(tb), None);
+        // `f64::min` would drop a NaN; a NaN distance certifies nothing.
+        let lb = (c.distance - err - pose_err) * pose_factor;
+        best.certified = if lb.is_nan() {
+            f64::NEG_INFINITY
+        } else {
+            best.certified.min(lb)
+        };
         if c.distance < best.d {
-            *best = Best {
-                d: c.distance,
-                pa: c.point_a,
-                pb: c.point_b,
-                ta,
-                tb,
-            };
+            best.d = c.distance;
+            best.pa = c.point_a;
+            best.pb = c.point_b;
+            best.ta = ta;
+            best.tb = tb;
         }
     };
     let cached = cache.as_ref().and_then(|c| c.pair);
@@ -265,8 +301,11 @@ pub struct CappedDistance {
 /// unexplored, so two meshes far apart cost a few volume tests.
 ///
 /// **Guarantee.** With `d` the true distance and `ε = rel_error`:
-/// `lower_bound = min(d̃ / (1 + ε), cap)` rounded down, where `d̃` is the
-/// nearest triangle pair found, so `lower_bound ≤ d` always; when
+/// `lower_bound = min(d̃ / (1 + ε), c, cap)` rounded down, where `d̃` is the
+/// nearest triangle pair found and `c` the smallest certified bound of an
+/// evaluated triangle pair (its distance less the triangle query's error
+/// estimate — large for near-sliver triangles — and the rounding of the
+/// relative pose), so `lower_bound ≤ d` always, in floating point too; when
 /// `nearest` is `Some`, its distance `d̃ ≤ cap` satisfies
 /// `d ≤ d̃ ≤ (1 + ε) d` (as [`approximate_distance`]); it is `None` when
 /// no triangle pair within the cap was found. Since `d̃ ≥ d`, also
@@ -290,8 +329,13 @@ pub fn capped_distance<BV: DistanceVolume>(
     let p = Posed::new(a, b);
     let mut stats = QueryStats::default();
     let best = search(&p, rel_error, cap, 0.0, cache, ws, &mut stats);
-    // Pruned pairs have lb > cap or lb · (1 + ε) ≥ d̃; evaluated ones ≥ d̃.
-    let lower = (best.d / (1.0 + rel_error)).next_down().min(cap).max(0.0);
+    // Pruned pairs have lb > cap or lb · (1 + ε) ≥ d̃; evaluated ones are at
+    // least their certified bound (distance less its rounding estimate).
+    let lower = (best.d / (1.0 + rel_error))
+        .min(best.certified)
+        .next_down()
+        .min(cap)
+        .max(0.0);
     let nearest = (best.d <= cap).then(|| answer(&p, &best, stats));
     Ok(CappedDistance {
         lower_bound: lower,
