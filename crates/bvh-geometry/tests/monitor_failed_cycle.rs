@@ -181,7 +181,8 @@ enum Outcome {
 #[derive(Clone, Copy, Debug)]
 struct CycleSpec {
     outcome: Outcome,
-    /// Pair distances allowed (0: unlimited).
+    /// Pair distances allowed (0: unlimited; 4: none, every bound
+    /// carried).
     budget: usize,
     /// New intervals about new centres, or the last ones moved a little.
     jump: bool,
@@ -195,7 +196,7 @@ fn cycle_spec() -> impl Strategy<Value = CycleSpec> {
         1 => (0..8usize).prop_map(Outcome::UnboundedLink),
         1 => (0..8usize).prop_map(Outcome::HugeLink),
     ];
-    (outcome, 0..4usize, any::<bool>(), any::<u64>()).prop_map(|(outcome, budget, jump, seed)| {
+    (outcome, 0..5usize, any::<bool>(), any::<u64>()).prop_map(|(outcome, budget, jump, seed)| {
         CycleSpec {
             outcome,
             budget,
@@ -253,10 +254,10 @@ proptest! {
                 Outcome::UnboundedLink(l) => given[l % n] = JointInterval::Scalar(Interval::ENTIRE),
                 Outcome::HugeLink(l) => given[l % n] = scalar(1e62, 1e62),
             }
-            bounded.set_budget(if spec.budget == 0 {
-                MonitorBudget::UNLIMITED
-            } else {
-                MonitorBudget::pairs(spec.budget)
+            bounded.set_budget(match spec.budget {
+                0 => MonitorBudget::UNLIMITED,
+                4 => MonitorBudget::pairs(0),
+                n => MonitorBudget::pairs(n),
             });
             let Ok(b) = bounded.cycle_with_intervals(&given) else {
                 continue;
