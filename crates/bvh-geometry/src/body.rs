@@ -738,16 +738,29 @@ impl Obstacle {
         }
     }
 
-    /// The obstacle as a world-frame SSCH for the M3 monitor (its hull
-    /// points at its pose; a moving obstacle at `t = 0`).
+    /// The obstacle as a world-frame SSCH for the M3 monitor: its hull
+    /// points at its pose.
+    ///
+    /// The monitor carries distance bounds from cycle to cycle assuming
+    /// obstacles do not move, and it has no swept volume for an obstacle
+    /// over its motion; any single pose of a moving obstacle would let it
+    /// certify distances the obstacle does not keep. A moving obstacle is
+    /// therefore refused rather than frozen.
     ///
     /// # Errors
-    /// [`GeometryError::Kinematics`] naming the obstacle.
+    /// [`GeometryError::MovingObstacle`] naming the obstacle when it is not
+    /// static ([`Obstacle::is_static`]); [`GeometryError::Kinematics`]
+    /// naming the obstacle when its hull cannot be placed.
     pub fn monitor_obstacle(&self) -> Result<MonitorObstacle, GeometryError> {
+        let ObstacleMotion::Static(pose) = &self.motion else {
+            return Err(GeometryError::MovingObstacle {
+                name: self.name.clone(),
+            });
+        };
         let volume = self
             .geometry
             .hull_ssch()?
-            .transformed(&self.pose_at(0.0))
+            .transformed(pose)
             .map_err(|source| GeometryError::Kinematics {
                 context: format!("obstacle `{}`", self.name),
                 source,

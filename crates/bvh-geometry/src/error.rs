@@ -251,6 +251,14 @@ pub enum GeometryError {
         /// The fitting error.
         source: crate::bv::FitError,
     },
+    /// A moving obstacle given where only static ones are supported (the
+    /// swept-volume monitor, which has no swept volume for an obstacle's
+    /// motion).
+    #[error("obstacle `{name}` moves: the swept-volume monitor supports only static obstacles")]
+    MovingObstacle {
+        /// The obstacle's name.
+        name: String,
+    },
 }
 
 /// `file` or `file:line`, the usual compiler-style location.

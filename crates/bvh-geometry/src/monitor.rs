@@ -37,11 +37,31 @@
 //! old radius `r` is subtracted because `S` includes it). Then
 //! `d(S′_a, S′_b) ≥ d(S_a, S_b) − δ_a − δ_b`, so a carried bound decreased
 //! by both volumes' `δ` in every cycle since its evaluation remains a lower
-//! bound. Obstacles are static (`δ = 0`). A carried bound is additionally
+//! bound. Obstacles are static (`δ = 0`). The sum of the `δ`s is rounded
+//! up and the difference down. A carried bound is additionally
 //! lowered by a relative margin of `1e-9` (at least `1e-12`), so it never
 //! exceeds what a fresh evaluation at the same state would certify by the
 //! GJK tolerance. Consequently the bounded monitor never says "go" where
 //! the full one (no budget) says "stop" at the same state.
+//!
+//! **Obstacles** are static. The monitor has no swept volume for an
+//! obstacle's motion and its carried bounds assume every obstacle keeps
+//! its place, so a moving obstacle frozen at one pose would let it certify
+//! distances the obstacle does not keep:
+//! [`Obstacle::monitor_obstacle`](crate::Obstacle::monitor_obstacle)
+//! refuses a moving obstacle with [`GeometryError::MovingObstacle`] naming
+//! it.
+//!
+//! **Failed cycles.** A cycle that fails while forming the swept volumes
+//! (a bad or unbounded joint interval) leaves the monitor as it was: every
+//! volume is formed before any replaces last cycle's, so the next cycle
+//! measures each volume's growth from the one its carried bounds belong
+//! to. A cycle that fails on a pair distance has already replaced the
+//! volumes and carried every bound over to them; the pairs evaluated
+//! before the failure hold fresh bounds and the others carried ones, all
+//! valid for the new volumes, so the next cycle again starts from a
+//! consistent state. Either way an error certifies nothing: treat it as
+//! "stop".
 //!
 //! **Guarantee.** A report with `stop == false` proves that no two monitored
 //! bodies come within the safety distance while every joint stays in its
@@ -157,7 +177,8 @@ impl MonitorOptions {
 }
 
 /// A static obstacle of the monitor: a name and an SSCH in the world frame
-/// (e.g. its hull points with radius 0).
+/// (e.g. its hull points with radius 0). The monitor assumes it never
+/// moves ([module docs](self), "Obstacles").
 #[derive(Clone, Debug, PartialEq)]
 pub struct MonitorObstacle {
     /// Its name.
@@ -227,6 +248,8 @@ pub struct SweptVolumeMonitor {
     keys: Vec<SweptKey>,
     pairs: Vec<PairState>,
     order: Vec<usize>,
+    /// This cycle's volumes (key index, volume) until all are formed.
+    staged: Vec<(usize, Ssch)>,
 }
 
 /// `max(0, max_{p′} min_p |p′ − p| + r′ − r)`, rounded up (module docs).
@@ -331,6 +354,7 @@ impl SweptVolumeMonitor {
             }
         }
         let order = Vec::with_capacity(pairs.len());
+        let staged = Vec::with_capacity(keys.len());
         Ok(Self {
             tree,
             bodies,
@@ -339,6 +363,7 @@ impl SweptVolumeMonitor {
             keys,
             pairs,
             order,
+            staged,
         })
     }
 
@@ -403,7 +428,9 @@ impl SweptVolumeMonitor {
     /// # Errors
     /// [`GeometryError::Kinematics`] for a bad state or braking model, or a
     /// swept volume that cannot be formed (naming the link);
-    /// [`GeometryError::Distance`] naming the pair when GJK fails.
+    /// [`GeometryError::Distance`] naming the pair when GJK fails. After
+    /// an error the monitor is consistent for the next cycle (module docs,
+    /// "Failed cycles"), but the failed cycle certifies nothing.
     pub fn cycle(
         &mut self,
         q: &[f64],
@@ -423,14 +450,19 @@ impl SweptVolumeMonitor {
     /// link, e.g. from [`braking_intervals`] with extra uncertainty).
     ///
     /// # Errors
-    /// As [`SweptVolumeMonitor::cycle`].
+    /// As [`SweptVolumeMonitor::cycle`]. An error certifies nothing; the
+    /// monitor stays consistent for the next cycle (module docs, "Failed
+    /// cycles").
     pub fn cycle_with_intervals(
         &mut self,
         intervals: &[JointInterval],
     ) -> Result<MonitorReport, GeometryError> {
-        // Steps 1–2: every needed swept volume, and its growth since the
-        // last cycle.
-        for k in &mut self.keys {
+        // Steps 1–2: every needed swept volume, all formed before any is
+        // kept. A volume replaced before a later one fails would make the
+        // next cycle measure its growth from a volume no bound was carried
+        // to, and carry bounds that are too large.
+        self.staged.clear();
+        for (i, k) in self.keys.iter().enumerate() {
             let Some(body) = &self.bodies[k.link] else {
                 continue;
             };
@@ -449,6 +481,12 @@ impl SweptVolumeMonitor {
                 ),
                 source,
             })?;
+            self.staged.push((i, swept));
+        }
+        // Infallible from here to the carry's end: the volumes, their
+        // growth and the carried bounds change together.
+        for (i, swept) in self.staged.drain(..) {
+            let k = &mut self.keys[i];
             k.growth = k
                 .current
                 .as_ref()
@@ -456,10 +494,12 @@ impl SweptVolumeMonitor {
             k.current = Some(swept);
         }
 
-        // Carry every bound over to the new volumes.
+        // Carry every bound over to the new volumes, the sum rounded up
+        // and the difference down so that rounding never raises a bound.
         for p in &mut self.pairs {
-            let g = self.keys[p.key_a].growth + p.key_b.map_or(0.0, |k| self.keys[k].growth);
-            let carried = p.bound - g;
+            let g = (self.keys[p.key_a].growth + p.key_b.map_or(0.0, |k| self.keys[k].growth))
+                .next_up();
+            let carried = (p.bound - g).next_down();
             p.bound = if carried.is_finite() {
                 carried - (CARRY_MARGIN * carried.abs()).max(1e-12)
             } else {
