@@ -12,6 +12,9 @@
 //!   and *AMR* scenes into `data/` (see [`gen_data`]); `--check` compares the
 //!   committed files with a fresh generation, `--stats` measures the
 //!   scenes' density for the benchmark.
+//! - `cargo xtask soak` — the whole test suite in rounds with random
+//!   property-test seeds, for an hour by default (see [`soak`]); CI runs
+//!   the fixed seed of `.cargo/config.toml`.
 //! - `cargo xtask help` — usage.
 //!
 //! The repository rules (the crate layering of DESIGN.md §2, no placeholder
@@ -25,6 +28,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 mod bench;
+mod soak;
 // `gen` is a reserved keyword in edition 2024; the folder keeps the short
 // name and the module says what it generates.
 #[path = "gen/mod.rs"]
@@ -43,6 +47,8 @@ Commands:
   bench     Run the oracle-checked benchmark suite (`cargo xtask bench --help`)
   gen-data  Generate the Puma, pipes and AMR scenes into data/ (--check to
             compare, --stats to measure; see `cargo xtask gen-data --help`)
+  soak      Run the tests in rounds with random property-test seeds
+            (`cargo xtask soak --help`)
   help      Print this message
 
 The repository rules (crate layering, no placeholder macros, crate contract
@@ -60,6 +66,10 @@ enum Command {
     Bench(bench::BenchOptions),
     /// Generate, check or measure the data files.
     GenData(gen_data::GenData),
+    /// Print the usage of `soak` and exit successfully.
+    SoakHelp,
+    /// Run the soak.
+    Soak(soak::SoakOptions),
 }
 
 /// Why a command line was rejected.
@@ -93,6 +103,15 @@ fn parse(args: &[String]) -> Result<Command, ParseError> {
         "gen-data" => gen_data::parse(rest)
             .map(Command::GenData)
             .map_err(|m| ParseError::BadOption("gen-data", m)),
+        "soak" => {
+            if rest.iter().any(|a| a == "-h" || a == "--help") {
+                Ok(Command::SoakHelp)
+            } else {
+                soak::SoakOptions::parse(rest)
+                    .map(Command::Soak)
+                    .map_err(|m| ParseError::BadOption("soak", m))
+            }
+        }
         other => Err(ParseError::UnknownCommand(other.to_owned())),
     }
 }
@@ -106,6 +125,10 @@ fn main() -> ExitCode {
         }
         Ok(Command::Bench(options)) => bench::bench(&options),
         Ok(Command::GenData(mode)) => gen_data::run(&mode, &mut std::io::stdout().lock()),
+        Ok(Command::SoakHelp) => {
+            write!(std::io::stdout().lock(), "{}", soak::USAGE).map_err(Into::into)
+        }
+        Ok(Command::Soak(options)) => soak::soak(&options),
         Err(ParseError::UnknownCommand(unknown)) => {
             eprintln!("error: unknown subcommand `{unknown}`\n");
             eprint!("{USAGE}");
@@ -115,6 +138,8 @@ fn main() -> ExitCode {
             eprintln!("error: {command}: {message}\n");
             if command == "bench" {
                 eprint!("{}", bench::USAGE);
+            } else if command == "soak" {
+                eprint!("{}", soak::USAGE);
             } else {
                 eprint!("{}", gen_data::USAGE);
             }

@@ -17,7 +17,6 @@ pub(crate) const CASES: u32 = 2000;
 pub(crate) fn config(cases: u32) -> ProptestConfig {
     ProptestConfig {
         cases,
-        failure_persistence: None,
         ..ProptestConfig::default()
     }
 }
