@@ -16,9 +16,11 @@
 //! [`Pipeline::check`] is the discrete test (collision and distance) at one
 //! configuration.
 //!
-//! **Guarantee.** As the exact stage's (DESIGN.md §5): a motion reported
-//! free does not collide (up to the scene's distance threshold), and a
-//! reported time of contact is never later than the true one.
+//! **Guarantee.** The exact stage's clearance contract, stated on
+//! [`CcdReport`](crate::advance::CcdReport): with `δ` the distance
+//! threshold, a motion reported free keeps every pair at least
+//! `min(δ, d(0) / 3)` apart, and a reported time of contact is never later
+//! than the first time a pair comes closer than that.
 //!
 //! ```no_run
 //! use armature::{Pipeline, Scene};
