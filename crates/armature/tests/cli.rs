@@ -172,9 +172,17 @@ fn toc_arms_collide_with_each_other() {
     check_toc_shape(&v);
     assert_eq!(v["status"], "converged");
     assert_eq!(v["collides"], true);
-    // Both ends are links: the bodies touch each other.
-    assert_eq!(v["pair"]["a"], "left/fore");
-    assert_eq!(v["pair"]["b"], "right/wrist");
+    // Both ends are links: the bodies touch each other. The cell is
+    // symmetric, so the fore arm of either body meets the other's wrist at
+    // the same time; either pair is the first contact.
+    let pair = (v["pair"]["a"].as_str(), v["pair"]["b"].as_str());
+    assert!(
+        matches!(
+            pair,
+            (Some("left/fore"), Some("right/wrist")) | (Some("left/wrist"), Some("right/fore"))
+        ),
+        "{pair:?}"
+    );
     insta::assert_snapshot!("toc_cell_arms", redacted(&v));
 }
 
@@ -319,13 +327,15 @@ fn toc_text() {
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let text = stdout(&o);
-    for line in [
-        "answer           collides",
-        "pair             left/fore / right/wrist",
-        "time of contact  0.79",
-    ] {
+    for line in ["answer           collides", "time of contact  0.79"] {
         assert!(text.contains(line), "`{line}` in\n{text}");
     }
+    // Either symmetric pair (see `toc_arms_collide_with_each_other`).
+    assert!(
+        text.contains("pair             left/fore / right/wrist")
+            || text.contains("pair             left/wrist / right/fore"),
+        "{text}"
+    );
     let o = armature(&["toc", "--scene", SINGLE, "--from=0,0,0", "--to", "-0.5,0,0"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(
