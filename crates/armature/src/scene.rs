@@ -17,11 +17,9 @@
 //! between its links (`link1 → link1_rot2 → link2` on a fixed joint) or a
 //! tool welded below its last link free at rest, as its author expects:
 //! their meshes meet at the joints they share. Links two movable joints
-//! apart are always tested. The continuous queries, [`Pipeline::check`]
-//! and the [`Oracle`] follow these same rules.
-//!
-//! [`Pipeline::check`]: crate::Pipeline::check
-//! [`Oracle`]: crate::oracle::Oracle
+//! apart are always tested. The continuous queries,
+//! [`Pipeline::check`](crate::Pipeline::check) and the brute-force oracle
+//! (the `oracle` feature) follow these same rules.
 //!
 //! **Configurations.** The bodies become the roots of one kinematic forest
 //! ([`ArticulatedBody::combine`]): a configuration vector holds the first
