@@ -28,9 +28,11 @@
 //! The pairs the pipeline tests, decided by the same rules but by this
 //! module's own code: every link with geometry against every obstacle
 //! unless the pair is disabled; with the scene's self-collision, every two
-//! links with geometry that are neither adjacent (parent and child) nor
-//! rigidly attached (joined by a chain of fixed joints, so they never move
-//! relative to each other) nor disabled.
+//! links with geometry that are neither rigidly attached (in one rigid
+//! group: joined by a chain of fixed joints, so they never move relative
+//! to each other) nor, when the scene skips adjacent links, adjacent (parent
+//! and child, or two rigid groups joined by one movable joint) nor
+//! disabled.
 //!
 //! # The sample grid
 //!
@@ -467,6 +469,22 @@ fn rigid_groups(scene: &Scene) -> Vec<usize> {
     group
 }
 
+/// Whether links `i` and `j` are adjacent: parent and child, or the group
+/// of one hangs from the group of the other by one movable joint.
+fn adjacent(scene: &Scene, group: &[usize], i: usize, j: usize) -> bool {
+    let tree = scene.body().tree();
+    // The group a link's group hangs from: its first link's parent's.
+    let up = |k: usize| {
+        group
+            .get(k)
+            .and_then(|&g| tree.links().get(g))
+            .and_then(|l| l.parent())
+            .and_then(|p| group.get(p).copied())
+    };
+    tree.are_adjacent(i, j)
+        || (group[i] != group[j] && (up(i) == Some(group[j]) || up(j) == Some(group[i])))
+}
+
 /// Speed bound of every point of an obstacle: `|v| + |ω| · max |p|` for the
 /// motion `p ↦ Rot(k, ωt) R₀ p + T₀ + v t`.
 fn obstacle_speed(o: &armature_bvh_geometry::Obstacle) -> f64 {
@@ -522,7 +540,7 @@ impl Oracle {
             }
             if scene.self_collision() {
                 for j in (i + 1..tree.len()).filter(|&j| has_geometry[j]) {
-                    if !tree.are_adjacent(i, j)
+                    if !(scene.skip_adjacent() && adjacent(scene, &group, i, j))
                         && group[i] != group[j]
                         && !disabled.links_disabled(i, j)
                     {
@@ -1603,7 +1621,8 @@ mod tests {
     #[test]
     fn pairs_follow_the_rules() {
         // l2 carries l3 and l4 on fixed joints: l2–l4 is rigidly attached,
-        // l1–l3 is disabled, l1–l2 and l2–l3 are adjacent.
+        // l1–l3 is disabled, l1–l2 and l2–l3 are adjacent, and so is l1–l4
+        // (l4's group hangs from l1 by the one movable joint j2).
         let tree = KinematicTree::new(vec![
             LinkSpec::new("l1", None).with_joint(Joint::revolute("j1", DVec3::Z, -3.0, 3.0)),
             LinkSpec::new("l2", Some("l1"))
@@ -1641,7 +1660,6 @@ mod tests {
             pairs,
             [
                 (0, Other::Obstacle(0)),
-                (0, Other::Link(3)),
                 (1, Other::Obstacle(0)),
                 (2, Other::Obstacle(0)),
             ]

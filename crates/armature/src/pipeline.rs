@@ -242,6 +242,7 @@ impl Pipeline {
             })
             .with_temporal_culling(self.temporal_culling)
             .with_self_collision(scene.self_collision())
+            .with_skip_adjacent(scene.skip_adjacent())
             .with_early_out(self.early_out)
     }
 
@@ -396,7 +397,8 @@ pub struct CheckReport {
     pub distance: f64,
     /// The pair realising [`CheckReport::distance`].
     pub closest: Option<PairWitness>,
-    /// Pairs tested (after disabled, adjacent and box culling).
+    /// Pairs tested (after the scene's pair rules, [`Scene::link_pair_allowed`],
+    /// and box culling).
     pub pairs_tested: usize,
 }
 

@@ -3,8 +3,23 @@
 //! **What.** A [`Scene`] holds one or several articulated bodies (from URDF
 //! files with their meshes, or from code), each placed at a base pose;
 //! static obstacles (meshes with a pose); the pairs never tested; whether
-//! the bodies' own non-adjacent links are tested (self-collision); and the
-//! distance threshold below which two pieces count as touching.
+//! the bodies' own non-adjacent links are tested (self-collision); whether
+//! adjacent links are skipped; and the distance threshold below which two
+//! pieces count as touching.
+//!
+//! **Which pairs are tested.** Every link with geometry against every
+//! obstacle, and with self-collision every two links with geometry, except:
+//! links in one *rigid group* (joined by fixed joints only: they never move
+//! relative to each other), *adjacent* links (a parent and its child, or two
+//! rigid groups joined by one movable joint; skipped unless
+//! [`SceneBuilder::skip_adjacent`] turns it off), and the disabled pairs.
+//! Grouping first makes a robot description with geometry-less frames
+//! between its links (`link1 → link1_rot2 → link2` on a fixed joint) or a
+//! tool welded below its last link free at rest, as its author expects:
+//! their meshes meet at the joints they share. Links two movable joints
+//! apart are always tested. The continuous queries,
+//! [`Pipeline::check`](crate::Pipeline::check) and the brute-force oracle
+//! (the `oracle` feature) follow these same rules.
 //!
 //! **Configurations.** The bodies become the roots of one kinematic forest
 //! ([`ArticulatedBody::combine`]): a configuration vector holds the first
@@ -117,6 +132,7 @@ pub struct Scene {
     /// attached links, disabled pairs, links without geometry).
     rules: Arc<DynamicLinkHierarchy>,
     self_collision: bool,
+    skip_adjacent: bool,
     distance_threshold: f64,
     source: Option<PathBuf>,
 }
@@ -177,6 +193,14 @@ impl Scene {
     #[must_use]
     pub const fn self_collision(&self) -> bool {
         self.self_collision
+    }
+
+    /// Whether adjacent links (a parent and its child, or two rigid groups
+    /// joined by one movable joint) are skipped; see the
+    /// [module docs](self).
+    #[must_use]
+    pub const fn skip_adjacent(&self) -> bool {
+        self.skip_adjacent
     }
 
     /// The distance below which two pieces are in contact.
@@ -256,9 +280,10 @@ impl Scene {
     }
 
     /// Whether links `a` and `b` are tested against each other: both have
-    /// geometry, self-collision is on, they are not parent and child, not
-    /// joined by fixed joints only, and not a disabled pair — the rules of
-    /// every query.
+    /// geometry, self-collision is on, they are not joined by fixed joints
+    /// only, not adjacent (unless [`Scene::skip_adjacent`] is off), and not
+    /// a disabled pair — the rules of every query (see the
+    /// [module docs](self)).
     #[must_use]
     pub fn link_pair_allowed(&self, a: usize, b: usize) -> bool {
         self.rules.link_pair_allowed(a, b)
@@ -364,6 +389,7 @@ pub struct SceneBuilder {
     obstacles: Vec<Obstacle>,
     disabled: Vec<(String, String)>,
     self_collision: bool,
+    skip_adjacent: bool,
     distance_threshold: f64,
     source: Option<PathBuf>,
 }
@@ -375,6 +401,7 @@ impl Default for SceneBuilder {
             obstacles: Vec::new(),
             disabled: Vec::new(),
             self_collision: true,
+            skip_adjacent: true,
             distance_threshold: DEFAULT_DISTANCE_THRESHOLD,
             source: None,
         }
@@ -462,7 +489,8 @@ impl SceneBuilder {
     }
 
     /// Never tests the pair `a`–`b`: each a link (`body/link`) or an
-    /// obstacle name (checked by [`SceneBuilder::build`]).
+    /// obstacle name (checked by [`SceneBuilder::build`]; a name that is
+    /// both a link and an obstacle is rejected there).
     #[must_use]
     pub fn disable_pair(mut self, a: impl Into<String>, b: impl Into<String>) -> Self {
         self.disabled.push((a.into(), b.into()));
@@ -474,6 +502,17 @@ impl SceneBuilder {
     #[must_use]
     pub const fn self_collision(mut self, on: bool) -> Self {
         self.self_collision = on;
+        self
+    }
+
+    /// Whether adjacent links are skipped (default on): a parent and its
+    /// child, and links of two rigid groups (links joined by fixed joints)
+    /// joined by one movable joint. Off, such pairs are tested too, so
+    /// links that meet at their shared joint collide; links of one rigid
+    /// group are never tested either way. See the [module docs](self).
+    #[must_use]
+    pub const fn skip_adjacent(mut self, on: bool) -> Self {
+        self.skip_adjacent = on;
         self
     }
 
@@ -497,8 +536,8 @@ impl SceneBuilder {
     /// # Errors
     /// [`Error::SceneField`]: no body (`bodies`), two bodies of one name or
     /// a base that is not a rigid pose (`bodies[i]`), duplicate obstacle
-    /// names (`obstacles[i].name`), an unknown name in `disabled_pairs[i]`,
-    /// a threshold that is not finite and positive
+    /// names (`obstacles[i].name`), an unknown name in `disabled_pairs[i]`
+    /// or one that is both a link and an obstacle, a threshold that is not finite and positive
     /// (`distance_threshold`).
     pub fn build(self) -> Result<Scene, Error> {
         let file = self.source.as_deref();
@@ -570,7 +609,9 @@ impl SceneBuilder {
         }
         let rules = body
             .dynamic_hierarchy(
-                DynamicHierarchyOptions::default().with_self_collision(self.self_collision),
+                DynamicHierarchyOptions::default()
+                    .with_self_collision(self.self_collision)
+                    .with_skip_adjacent(self.skip_adjacent),
             )
             .map_err(|e| field_error(file, "bodies", e))?
             .with_disabled(disabled.clone());
@@ -581,6 +622,7 @@ impl SceneBuilder {
             rules: Arc::new(rules),
             disabled,
             self_collision: self.self_collision,
+            skip_adjacent: self.skip_adjacent,
             distance_threshold: t,
             source: self.source,
         })
@@ -645,6 +687,40 @@ mod tests {
             b.link_index("left/b").unwrap(),
             b.link_index("right/b").unwrap()
         ));
+    }
+
+    #[test]
+    fn skip_adjacent_is_an_option_of_the_scene() {
+        let on = Scene::builder()
+            .body(arm("bot"), DAffine3::IDENTITY)
+            .build()
+            .unwrap();
+        assert!(on.skip_adjacent());
+        // base–a is parent and child; b has no geometry.
+        assert!(!on.link_pair_allowed(0, 1));
+        let off = Scene::builder()
+            .body(arm("bot"), DAffine3::IDENTITY)
+            .skip_adjacent(false)
+            .build()
+            .unwrap();
+        assert!(!off.skip_adjacent());
+        assert!(off.link_pair_allowed(0, 1));
+        assert!(!off.link_pair_allowed(1, 2));
+    }
+
+    #[test]
+    fn a_disabled_pair_name_of_a_link_and_an_obstacle_is_rejected() {
+        let e = Scene::builder()
+            .body(arm("bot"), DAffine3::IDENTITY)
+            .obstacle(Obstacle::fixed("bot/a", cube(0.1), DAffine3::IDENTITY).unwrap())
+            .disable_pair("bot/base", "bot/a")
+            .build()
+            .unwrap_err();
+        assert!(
+            matches!(&e, Error::SceneField { field, message, .. }
+                if field == "disabled_pairs[0]" && message.contains("`bot/a` is both")),
+            "{e}"
+        );
     }
 
     #[test]

@@ -16,6 +16,7 @@
 //!     ],
 //!     disabled_pairs: [("puma/link2", "puma/link4")],
 //!     self_collision: true,
+//!     skip_adjacent: true,
 //!     distance_threshold: 0.001,
 //! )
 //! ```
@@ -35,9 +36,18 @@
 //! | `Obstacle.pose` | `Pose` | identity |
 //! | `Pose.translation` | `(x, y, z)` | required |
 //! | `Pose.rotation` | `(x, y, z, w)`, unit | required |
-//! | `disabled_pairs` | list of `(a, b)`, each `body/link` or an obstacle | empty |
+//! | `disabled_pairs` | list of `(a, b)`, each `body/link` or an obstacle; a name that is both is an error | empty |
 //! | `self_collision` | bool | true |
+//! | `skip_adjacent` | bool: skip adjacent links (parent and child, or two rigid groups joined by one movable joint) | true |
 //! | `distance_threshold` | number > 0 | [`crate::scene::DEFAULT_DISTANCE_THRESHOLD`] |
+//!
+//! A *rigid group* is a link with a movable joint (or a root) and the links
+//! hanging from it by fixed joints only; its links are never tested against
+//! each other. With `skip_adjacent` (the default), a link is not tested
+//! against its parent nor against the links of a group joined to its own
+//! by one movable joint, so a URDF with geometry-less frames between its
+//! links, or a tool welded below its last link, is free at rest; see
+//! [`crate::scene`].
 
 use std::path::{Path, PathBuf};
 
@@ -60,6 +70,8 @@ struct SceneFile {
     disabled_pairs: Vec<(String, String)>,
     #[serde(default = "yes")]
     self_collision: bool,
+    #[serde(default = "yes")]
+    skip_adjacent: bool,
     #[serde(default)]
     distance_threshold: Option<f64>,
 }
@@ -154,7 +166,8 @@ pub(crate) fn parse(text: &str, dir: &Path, file: &Path) -> Result<Scene, Error>
     };
     let mut b = Scene::builder()
         .source(file)
-        .self_collision(parsed.self_collision);
+        .self_collision(parsed.self_collision)
+        .skip_adjacent(parsed.skip_adjacent);
     if let Some(t) = parsed.distance_threshold {
         b = b.distance_threshold(t);
     }

@@ -124,6 +124,46 @@ fn unknown_name_in_disabled_pairs() {
 }
 
 #[test]
+fn ambiguous_name_in_disabled_pairs() {
+    field_error(
+        "ambiguous_disabled_pair",
+        "disabled_pairs[1]",
+        "`arm/fore` is both a link and an obstacle",
+    );
+}
+
+#[test]
+fn skip_adjacent_is_read_and_defaults_to_on() {
+    let single = Scene::from_file(fixtures().join("single.ron")).expect("single.ron loads");
+    assert!(single.skip_adjacent());
+    let body = r#"bodies: [Body(name: "arm", urdf: "robot/arm.urdf")]"#;
+    for on in [true, false] {
+        let text = format!("Scene({body}, skip_adjacent: {on})");
+        let scene = Scene::from_ron_str(&text, &fixtures()).expect("the scene loads");
+        assert_eq!(scene.skip_adjacent(), on);
+        // `upper` hangs from `base` by the shoulder: adjacent.
+        let tree = scene.body().tree();
+        let (base, upper) = (
+            tree.link_index("arm/base").unwrap(),
+            tree.link_index("arm/upper").unwrap(),
+        );
+        assert_eq!(scene.link_pair_allowed(base, upper), !on);
+    }
+    let e = Scene::from_ron_str(&format!("Scene({body}, skip_adjacent: 1)"), &fixtures())
+        .expect_err("not a bool");
+    assert!(matches!(e, Error::SceneSyntax { .. }), "{e:?}");
+    let e = Scene::from_ron_str(
+        &format!("Scene({body}, skip_adjacents: false)"),
+        &fixtures(),
+    )
+    .expect_err("unknown field");
+    assert!(
+        matches!(&e, Error::SceneSyntax { field: Some(f), .. } if f == "skip_adjacents"),
+        "{e:?}"
+    );
+}
+
+#[test]
 fn non_positive_distance_threshold() {
     field_error("zero_threshold", "distance_threshold", "positive");
 }

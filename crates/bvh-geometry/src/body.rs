@@ -37,7 +37,9 @@ use std::sync::Arc;
 
 use crate::bv::{Aabb, Lss, Obb, Rss, Sphere};
 use crate::bvh::Bvh;
-use crate::dynamic::{DynamicHierarchyOptions, DynamicLinkHierarchy, EnvironmentHierarchy};
+use crate::dynamic::{
+    DynamicHierarchyOptions, DynamicLinkHierarchy, EnvironmentHierarchy, LinkGroups,
+};
 use crate::error::GeometryError;
 use crate::gjk::{Ball, ConvexPoints, GjkOptions, gjk_distance};
 use crate::hull::ConvexHull;
@@ -515,6 +517,14 @@ impl ArticulatedBody {
             .iter()
             .map(|g| g.as_ref().map(LinkGeometry::hull_ssch).transpose())
             .collect()
+    }
+
+    /// The links' rigid groups and adjacency: which link pairs the default
+    /// rules skip because they never move relative to each other or meet
+    /// at the joint they share.
+    #[must_use]
+    pub fn link_groups(&self) -> LinkGroups {
+        LinkGroups::new(&self.tree)
     }
 
     /// The dynamic link hierarchy of this body.

@@ -11,9 +11,20 @@
 //! [`EnvironmentHierarchy`] (an [`AabbTree`] over the obstacles' world
 //! boxes, built once), giving the *potentially colliding* `(link, link)`
 //! and `(link, obstacle)` pairs. Pairs that never need a test are
-//! skipped: adjacent links (parent and child, DESIGN.md §3), links welded
-//! together by fixed joints (they never move relative to each other), and a
-//! user's [`DisabledPairs`].
+//! skipped by the rules of [`LinkGroups`]: links welded together by fixed
+//! joints (one *rigid group*: they never move relative to each other),
+//! adjacent links (a parent and its child, and more generally two rigid
+//! groups joined by one movable joint), and a user's [`DisabledPairs`].
+//!
+//! **Adjacency by rigid groups.** Robot descriptions put geometry-less
+//! frames between links (`link1 → link1_rot2 → link2`, the frames joined by
+//! fixed joints) and hang tools on fixed joints below the last link. Their
+//! meshes touch at the joint they share, so testing them would report every
+//! such model in collision at rest. Adjacency is therefore decided on the
+//! rigid groups: two links are adjacent when one's group hangs from the
+//! other's by a single movable joint (the rule of the usual allowed-collision
+//! defaults of robotics libraries). Links two movable joints apart are
+//! always tested.
 //!
 //! **Why.** The exact stages (continuous OBB trees, conservative
 //! advancement) cost far more per pair than a box test; this culls most
@@ -66,12 +77,13 @@ impl DisabledPairs {
     }
 
     /// Disables a pair given by names, each a link of `tree` or one of
-    /// `obstacles` (obstacle names; link names are looked up first). Two
-    /// obstacles never move, so a pair of obstacle names is accepted and
-    /// has no effect.
+    /// `obstacles` (obstacle names). Two obstacles never move, so a pair of
+    /// obstacle names is accepted and has no effect.
     ///
     /// # Errors
-    /// [`GeometryError::UnknownName`] naming a name that is neither.
+    /// [`GeometryError::UnknownName`] naming a name that is neither;
+    /// [`GeometryError::AmbiguousName`] naming a name that is both a link
+    /// and an obstacle (which pair is meant cannot be told).
     pub fn disable_named(
         &mut self,
         tree: &KinematicTree,
@@ -84,16 +96,18 @@ impl DisabledPairs {
             Link(usize),
             Obstacle(usize),
         }
-        let find = |name: &str| {
-            if let Ok(i) = tree.link_index(name) {
-                Ok(Who::Link(i))
-            } else if let Some(i) = obstacles.iter().position(|o| *o == name) {
-                Ok(Who::Obstacle(i))
-            } else {
-                Err(GeometryError::UnknownName {
-                    name: name.to_owned(),
-                })
-            }
+        let find = |name: &str| match (
+            tree.link_index(name).ok(),
+            obstacles.iter().position(|o| *o == name),
+        ) {
+            (Some(i), None) => Ok(Who::Link(i)),
+            (None, Some(i)) => Ok(Who::Obstacle(i)),
+            (Some(_), Some(_)) => Err(GeometryError::AmbiguousName {
+                name: name.to_owned(),
+            }),
+            (None, None) => Err(GeometryError::UnknownName {
+                name: name.to_owned(),
+            }),
         };
         match (find(a)?, find(b)?) {
             (Who::Link(x), Who::Link(y)) => self.disable_links(x, y),
@@ -131,7 +145,9 @@ pub struct DynamicHierarchyOptions {
     pub kind: EnclosureKind,
     /// Test links against each other at all. Default `true`.
     pub self_collision: bool,
-    /// Skip a parent and its child (DESIGN.md §3). Default `true`.
+    /// Skip adjacent links ([`LinkGroups::adjacent`]: a parent and its
+    /// child, or two rigid groups joined by one movable joint). Default
+    /// `true`.
     pub skip_adjacent: bool,
     /// Skip links joined by a chain of fixed joints: they form one rigid
     /// body and never move relative to each other. Default `true`.
@@ -169,7 +185,7 @@ impl DynamicHierarchyOptions {
         self
     }
 
-    /// Whether to skip adjacent links.
+    /// Whether to skip adjacent links ([`LinkGroups::adjacent`]).
     #[must_use]
     pub const fn with_skip_adjacent(mut self, on: bool) -> Self {
         self.skip_adjacent = on;
@@ -268,14 +284,85 @@ pub struct PotentialPairs {
     pub stats: BroadPhaseStats,
 }
 
+/// The pair rules that depend on the tree alone: rigid groups and
+/// adjacency (see the [module docs](self)).
+///
+/// A *rigid group* is a link with a movable joint (or a root) and every
+/// link hanging from it through fixed joints only. Two links are
+/// *adjacent* when one is the other's parent, or when the group of one
+/// hangs from the group of the other by a single movable joint.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LinkGroups {
+    /// Per link, the first link of its group (its group's name).
+    group: Vec<usize>,
+    /// Per link, its parent.
+    parent: Vec<Option<usize>>,
+    /// Per link, the group its group hangs from (by a movable joint).
+    parent_group: Vec<Option<usize>>,
+}
+
+impl LinkGroups {
+    /// The groups of `tree`.
+    #[must_use]
+    pub fn new(tree: &KinematicTree) -> Self {
+        let group = rigid_groups(tree);
+        let links = tree.links();
+        let parent: Vec<Option<usize>> = links.iter().map(|l| l.parent()).collect();
+        let parent_group = group.iter().map(|&g| parent[g].map(|p| group[p])).collect();
+        Self {
+            group,
+            parent,
+            parent_group,
+        }
+    }
+
+    /// Number of links.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.group.len()
+    }
+
+    /// Whether the tree has no link.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.group.is_empty()
+    }
+
+    /// The group of link `i`, named by its first link (the one with the
+    /// movable joint, or the root); `None` out of range.
+    #[must_use]
+    pub fn group(&self, i: usize) -> Option<usize> {
+        self.group.get(i).copied()
+    }
+
+    /// Whether links `a` and `b` are distinct and in one rigid group (they
+    /// never move relative to each other). `false` out of range.
+    #[must_use]
+    pub fn rigidly_attached(&self, a: usize, b: usize) -> bool {
+        a != b && matches!((self.group(a), self.group(b)), (Some(x), Some(y)) if x == y)
+    }
+
+    /// Whether links `a` and `b` are adjacent: parent and child, or in two
+    /// groups of which one hangs from the other by one movable joint.
+    /// `false` out of range.
+    #[must_use]
+    pub fn adjacent(&self, a: usize, b: usize) -> bool {
+        let (Some(ga), Some(gb)) = (self.group(a), self.group(b)) else {
+            return false;
+        };
+        self.parent[a] == Some(b)
+            || self.parent[b] == Some(a)
+            || (ga != gb && (self.parent_group[a] == Some(gb) || self.parent_group[b] == Some(ga)))
+    }
+}
+
 /// The dynamic AABB hierarchy over a model's links (see the
 /// [module docs](self)). Holds the per-link boxes in the link frames, the
 /// pair rules and reusable buffers; one value per thread.
 #[derive(Clone, Debug)]
 pub struct DynamicLinkHierarchy {
     obbs: Vec<Option<LinkObb>>,
-    parents: Vec<Option<usize>>,
-    rigid_group: Vec<usize>,
+    groups: LinkGroups,
     names: Vec<String>,
     disabled: DisabledPairs,
     options: DynamicHierarchyOptions,
@@ -323,13 +410,10 @@ impl DynamicLinkHierarchy {
                 got: obbs.len(),
             });
         }
-        let links = tree.links();
-        let rigid_group = rigid_groups(tree);
         Ok(Self {
             obbs,
-            parents: links.iter().map(|l| l.parent()).collect(),
-            rigid_group,
-            names: links.iter().map(|l| l.name().to_owned()).collect(),
+            groups: LinkGroups::new(tree),
+            names: tree.links().iter().map(|l| l.name().to_owned()).collect(),
             disabled: DisabledPairs::new(),
             options,
             enclosures: EnclosureWorkspace::with_links(tree.len()),
@@ -358,6 +442,12 @@ impl DynamicLinkHierarchy {
         &self.options
     }
 
+    /// The rigid groups and adjacency of the tree.
+    #[must_use]
+    pub const fn groups(&self) -> &LinkGroups {
+        &self.groups
+    }
+
     /// Number of links.
     #[must_use]
     pub fn len(&self) -> usize {
@@ -380,8 +470,8 @@ impl DynamicLinkHierarchy {
             && o.self_collision
             && self.obbs[a].is_some()
             && self.obbs[b].is_some()
-            && !(o.skip_adjacent && (self.parents[a] == Some(b) || self.parents[b] == Some(a)))
-            && !(o.skip_rigidly_attached && self.rigid_group[a] == self.rigid_group[b])
+            && !(o.skip_adjacent && self.groups.adjacent(a, b))
+            && !(o.skip_rigidly_attached && self.groups.rigidly_attached(a, b))
             && !self.disabled.links_disabled(a, b)
     }
 

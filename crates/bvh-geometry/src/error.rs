@@ -214,6 +214,13 @@ pub enum GeometryError {
         /// The name asked for.
         name: String,
     },
+    /// A name is both a link of the tree and an obstacle, so a pair given
+    /// by it could mean either.
+    #[error("`{name}` is both a link and an obstacle; rename the obstacle")]
+    AmbiguousName {
+        /// The name.
+        name: String,
+    },
     /// An index names no link or obstacle.
     #[error("{what} index {index} is out of range (there are {len})")]
     IndexOutOfBounds {

@@ -49,7 +49,7 @@ pub use bv::{Aabb, BoundingVolume, Capsule, FitError, Lss, Obb, Rss, Sphere};
 pub use bvh::{Bvh, BvhNode, BvhOptions, BvhVolume, RigidMap, SplitRule};
 pub use dynamic::{
     BroadPhaseStats, DisabledPairs, DynamicHierarchyOptions, DynamicLinkHierarchy,
-    EnvironmentHierarchy, PotentialPairs,
+    EnvironmentHierarchy, LinkGroups, PotentialPairs,
 };
 pub use error::GeometryError;
 pub use gjk::{

@@ -334,3 +334,57 @@ fn combined_bodies_are_roots_of_one_tree() {
     let bad = DAffine3::from_scale(DVec3::splat(2.0));
     assert!(ArticulatedBody::combine("x", &[(&a, bad)]).is_err());
 }
+
+/// A body's rigid groups and adjacency: a frame on a fixed joint between
+/// two links joins the first link's group, so the links on either side of
+/// the next movable joint are adjacent; two bodies combined are never
+/// adjacent to each other.
+#[test]
+fn link_groups_follow_fixed_joints() {
+    let tree = KinematicTree::new(vec![
+        LinkSpec::new("base", None),
+        LinkSpec::new("l1", Some("base")).with_joint(Joint::revolute("j1", DVec3::Z, -3.0, 3.0)),
+        LinkSpec::new("l1_rot2", Some("l1")).with_joint(Joint::fixed("f2")),
+        LinkSpec::new("l2", Some("l1_rot2")).with_joint(Joint::revolute("j2", DVec3::Y, -3.0, 3.0)),
+        LinkSpec::new("tool", Some("l2")).with_joint(Joint::fixed("ft")),
+    ])
+    .unwrap();
+    let body =
+        ArticulatedBody::new("dh", tree, vec![Some(cube(0.1)), None, None, None, None]).unwrap();
+    let g = body.link_groups();
+    assert_eq!(g.len(), 5);
+    assert!(!g.is_empty());
+    let groups: Vec<Option<usize>> = (0..6).map(|i| g.group(i)).collect();
+    assert_eq!(groups, [Some(0), Some(1), Some(1), Some(3), Some(3), None]);
+    assert!(g.rigidly_attached(1, 2) && g.rigidly_attached(3, 4));
+    assert!(!g.rigidly_attached(1, 1) && !g.rigidly_attached(0, 1) && !g.rigidly_attached(0, 9));
+    // base–l1 by j1; l1's group–l2's group by j2; a parent and its child
+    // on a fixed joint too (they are also one group).
+    for (a, b) in [
+        (0, 1),
+        (0, 2),
+        (1, 3),
+        (2, 3),
+        (1, 4),
+        (2, 4),
+        (1, 2),
+        (3, 4),
+    ] {
+        assert!(g.adjacent(a, b) && g.adjacent(b, a), "{a}–{b}");
+    }
+    // Two movable joints apart, or out of range.
+    for (a, b) in [(0, 3), (0, 4), (0, 9), (9, 0)] {
+        assert!(!g.adjacent(a, b), "{a}–{b}");
+    }
+    let both = ArticulatedBody::combine(
+        "both",
+        &[
+            (&two_link_arm("left"), DAffine3::IDENTITY),
+            (&two_link_arm("right"), DAffine3::IDENTITY),
+        ],
+    )
+    .unwrap();
+    let g = both.link_groups();
+    assert!(g.adjacent(0, 1) && g.adjacent(2, 3));
+    assert!(!g.adjacent(1, 2) && !g.adjacent(0, 2) && !g.adjacent(1, 3));
+}

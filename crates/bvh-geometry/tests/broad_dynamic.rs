@@ -1,5 +1,7 @@
 //! The dynamic link hierarchy never misses a pair whose geometry overlaps
-//! at a sampled time, and never reports a skipped pair.
+//! at a sampled time, never reports a skipped pair, and skips exactly the
+//! pairs of the rules (rigid groups, adjacency by groups, disabled pairs),
+//! written out here on their own.
 
 use armature_bvh_geometry::{
     Aabb, DisabledPairs, DynamicHierarchyOptions, DynamicLinkHierarchy, EnvironmentHierarchy, Obb,
@@ -138,6 +140,42 @@ fn build(c: &Case) -> (KinematicTree, Vec<Option<LinkObb>>, Vec<f64>, Vec<f64>) 
     (tree, obbs, q0, q1)
 }
 
+/// The first link above `i` (itself included) that does not hang from its
+/// parent by a fixed joint: the name of `i`'s rigid group.
+fn group_of(tree: &KinematicTree, i: usize) -> usize {
+    let links = tree.links();
+    let mut k = i;
+    while let (Some(p), JointType::Fixed) = (links[k].parent(), &links[k].joint().kind) {
+        k = p;
+    }
+    k
+}
+
+/// Whether `a` and `b` are adjacent: parent and child, or one's group
+/// hangs from the other's by its (movable) first link's joint.
+fn adjacent(tree: &KinematicTree, a: usize, b: usize) -> bool {
+    let (ga, gb) = (group_of(tree, a), group_of(tree, b));
+    let hangs = |g: usize, h: usize| tree.links()[g].parent().map(|p| group_of(tree, p)) == Some(h);
+    tree.are_adjacent(a, b) || (ga != gb && (hangs(ga, gb) || hangs(gb, ga)))
+}
+
+/// Whether the rules allow testing links `a` and `b`.
+fn expected_allowed(
+    tree: &KinematicTree,
+    obbs: &[Option<LinkObb>],
+    disabled: &DisabledPairs,
+    skip_adjacent: bool,
+    a: usize,
+    b: usize,
+) -> bool {
+    a != b
+        && obbs[a].is_some()
+        && obbs[b].is_some()
+        && group_of(tree, a) != group_of(tree, b)
+        && !(skip_adjacent && adjacent(tree, a, b))
+        && !disabled.links_disabled(a, b)
+}
+
 fn world_obb(obb: &LinkObb, pose: &DAffine3) -> Obb {
     Obb::new(obb.center(), obb.axes(), obb.half_extents()).transform(pose)
 }
@@ -146,7 +184,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(1000))]
 
     #[test]
-    fn no_overlapping_pair_is_missed(c in case(), taylor in any::<bool>()) {
+    fn no_overlapping_pair_is_missed(c in case(), taylor in any::<bool>(), skip_adjacent in any::<bool>()) {
         let (tree, obbs, q0, q1) = build(&c);
         let n = tree.len();
         let motion = InBetweenMotion::new(&tree, &q0, &q1).expect("valid motion");
@@ -161,9 +199,19 @@ proptest! {
             if l < n { disabled.disable_link_obstacle(l, o); }
         }
         let kind = if taylor { EnclosureKind::Taylor } else { EnclosureKind::Interval };
-        let mut h = DynamicLinkHierarchy::new(&tree, obbs.clone(), DynamicHierarchyOptions::default().with_kind(kind))
+        let options = DynamicHierarchyOptions::default().with_kind(kind).with_skip_adjacent(skip_adjacent);
+        let mut h = DynamicLinkHierarchy::new(&tree, obbs.clone(), options)
             .expect("one box per link")
             .with_disabled(disabled.clone());
+        for a in 0..n {
+            for b in 0..n {
+                prop_assert_eq!(
+                    h.link_pair_allowed(a, b),
+                    expected_allowed(&tree, &obbs, &disabled, skip_adjacent, a, b),
+                    "links {} and {}", a, b
+                );
+            }
+        }
         let mut out = PotentialPairs::default();
         h.potential_pairs(&motion, 0.0, 1.0, Some(&env), &mut out).expect("valid query");
 
@@ -171,7 +219,7 @@ proptest! {
         prop_assert!(out.link_link.windows(2).all(|w| w[0] < w[1]));
         prop_assert!(out.link_obstacle.windows(2).all(|w| w[0] < w[1]));
         for &(a, b) in &out.link_link {
-            prop_assert!(a < b && !tree.are_adjacent(a, b) && !disabled.links_disabled(a, b));
+            prop_assert!(a < b && expected_allowed(&tree, &obbs, &disabled, skip_adjacent, a, b));
         }
         for &(l, o) in &out.link_obstacle {
             prop_assert!(!disabled.link_obstacle_disabled(l, o) && obbs[l].is_some());
@@ -237,11 +285,26 @@ fn adjacent_rigid_and_named_rules() {
     disabled
         .disable_named(&tree, &["wall", "far"], "tool", "b")
         .unwrap();
-    assert!(
+    assert_eq!(
         disabled
             .disable_named(&tree, &["wall"], "nope", "b")
-            .is_err()
+            .map(|_| ())
+            .unwrap_err()
+            .to_string(),
+        "`nope` is neither a link nor an obstacle"
     );
+    // An obstacle named like a link: which pair is meant cannot be told.
+    let before = disabled.clone();
+    let e = disabled
+        .disable_named(&tree, &["wall", "tool"], "tool", "b")
+        .map(|_| ())
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("`tool` is both a link and an obstacle"),
+        "{e}"
+    );
+    assert_eq!(disabled, before);
     let mut h = DynamicLinkHierarchy::new(&tree, obbs, DynamicHierarchyOptions::default())
         .unwrap()
         .with_disabled(disabled);
@@ -249,13 +312,107 @@ fn adjacent_rigid_and_named_rules() {
     let mut out = PotentialPairs::default();
     h.potential_pairs(&motion, 0.0, 1.0, Some(&env), &mut out)
         .unwrap();
-    // base–tool rigid, base–a and a–b adjacent, tool–b disabled.
-    assert_eq!(out.link_link, vec![(0, 3), (1, 2)]);
+    // base–tool rigid; base–a and a–b adjacent, and so is tool–a (a hangs
+    // by one revolute joint from the group of base and tool); tool–b
+    // disabled.
+    assert_eq!(out.link_link, vec![(0, 3)]);
     assert_eq!(out.link_obstacle, vec![(0, 0), (1, 0), (2, 0)]);
-    assert_eq!(out.stats.link_pairs_considered, 2);
+    assert_eq!(out.stats.link_pairs_considered, 1);
     assert_eq!(out.stats.obstacle_pairs_considered, 7);
     assert!(
         DynamicLinkHierarchy::new(&tree, vec![None; 3], DynamicHierarchyOptions::default())
             .is_err()
+    );
+}
+
+/// A chain written the way DH-derived robot descriptions are:
+/// `base → l1 → l1_rot2 → l2 → l2_rot3 → l3 → flange → gripper → finger`,
+/// the `*_rot*` frames and the flange without geometry and on fixed joints,
+/// the gripper and its finger welded below `l3`. Every box overlaps every
+/// other at every pose.
+fn dh_chain() -> (KinematicTree, Vec<Option<LinkObb>>) {
+    let rev = |name: &str| Joint::revolute(name, DVec3::Z, -3.0, 3.0);
+    let turn = DAffine3::from_rotation_x(core::f64::consts::FRAC_PI_2);
+    let tree = KinematicTree::new(vec![
+        LinkSpec::new("base", None),
+        LinkSpec::new("l1", Some("base")).with_joint(rev("j1")),
+        LinkSpec::new("l1_rot2", Some("l1"))
+            .with_joint(Joint::fixed("f2"))
+            .with_origin(turn),
+        LinkSpec::new("l2", Some("l1_rot2")).with_joint(rev("j2")),
+        LinkSpec::new("l2_rot3", Some("l2"))
+            .with_joint(Joint::fixed("f3"))
+            .with_origin(turn.inverse()),
+        LinkSpec::new("l3", Some("l2_rot3")).with_joint(rev("j3")),
+        LinkSpec::new("flange", Some("l3")).with_joint(Joint::fixed("ff")),
+        LinkSpec::new("gripper", Some("flange")).with_joint(Joint::fixed("fg")),
+        LinkSpec::new("finger", Some("gripper")).with_joint(Joint::fixed("fi")),
+    ])
+    .unwrap();
+    let cube = LinkObb::new(DVec3::ZERO, DVec3::splat(0.5), DMat3::IDENTITY).unwrap();
+    let frame = |name: &str| name.contains("_rot") || name == "flange";
+    let obbs = tree
+        .links()
+        .iter()
+        .map(|l| (!frame(l.name())).then_some(cube))
+        .collect();
+    (tree, obbs)
+}
+
+/// The pairs of `dh_chain` found over a small motion, by name.
+fn dh_pairs(options: DynamicHierarchyOptions) -> Vec<(String, String)> {
+    let (tree, obbs) = dh_chain();
+    let mut h = DynamicLinkHierarchy::new(&tree, obbs, options).unwrap();
+    let motion = InBetweenMotion::new(&tree, &[0.0; 3], &[0.1, -0.1, 0.2]).unwrap();
+    let mut out = PotentialPairs::default();
+    h.potential_pairs(&motion, 0.0, 1.0, None, &mut out)
+        .unwrap();
+    assert_eq!(out.stats.link_pairs_considered, out.link_link.len());
+    let name = |i: usize| tree.links()[i].name().to_owned();
+    out.link_link
+        .iter()
+        .map(|&(a, b)| (name(a), name(b)))
+        .collect()
+}
+
+#[test]
+fn geometry_less_frames_and_welded_tools_do_not_break_adjacency() {
+    let pairs = |p: &[(&str, &str)]| -> Vec<(String, String)> {
+        p.iter()
+            .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
+            .collect()
+    };
+    // Groups {base}, {l1}, {l2}, {l3, gripper, finger}: only groups two
+    // movable joints apart are tested.
+    assert_eq!(
+        dh_pairs(DynamicHierarchyOptions::default()),
+        pairs(&[
+            ("base", "l2"),
+            ("base", "l3"),
+            ("base", "gripper"),
+            ("base", "finger"),
+            ("l1", "l3"),
+            ("l1", "gripper"),
+            ("l1", "finger"),
+        ])
+    );
+    // Without skipping, adjacent groups are tested; one group's links
+    // still are not.
+    assert_eq!(
+        dh_pairs(DynamicHierarchyOptions::default().with_skip_adjacent(false)),
+        pairs(&[
+            ("base", "l1"),
+            ("base", "l2"),
+            ("base", "l3"),
+            ("base", "gripper"),
+            ("base", "finger"),
+            ("l1", "l2"),
+            ("l1", "l3"),
+            ("l1", "gripper"),
+            ("l1", "finger"),
+            ("l2", "l3"),
+            ("l2", "gripper"),
+            ("l2", "finger"),
+        ])
     );
 }

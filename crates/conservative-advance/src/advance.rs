@@ -442,6 +442,7 @@ impl<'a> CcdScene<'a> {
                 DynamicHierarchyOptions::default()
                     .with_kind(options.enclosure)
                     .with_self_collision(options.self_collision)
+                    .with_skip_adjacent(options.skip_adjacent)
                     .with_margin(options.distance_threshold),
             )?
             .with_disabled(disabled.clone());

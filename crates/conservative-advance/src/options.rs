@@ -30,6 +30,11 @@ pub struct CcdOptions {
     pub temporal_culling: bool,
     /// Test non-adjacent links against each other. Default `true`.
     pub self_collision: bool,
+    /// Skip adjacent links: a parent and its child, or two rigid groups
+    /// (links welded by fixed joints) joined by one movable joint
+    /// ([`LinkGroups::adjacent`](armature_bvh_geometry::LinkGroups::adjacent)).
+    /// Default `true`.
+    pub skip_adjacent: bool,
     /// Path-validity mode: stop at the first pair found in contact (its
     /// time is a contact of the motion, not necessarily the first one; the
     /// report's lower bound still bounds the first). Default `false`.
@@ -51,6 +56,7 @@ impl Default for CcdOptions {
             enclosure: EnclosureKind::Taylor,
             temporal_culling: true,
             self_collision: true,
+            skip_adjacent: true,
             early_out: false,
             distance_relative_error: 0.5,
         }
@@ -90,6 +96,13 @@ impl CcdOptions {
     #[must_use]
     pub const fn with_self_collision(mut self, on: bool) -> Self {
         self.self_collision = on;
+        self
+    }
+
+    /// Whether adjacent links are skipped.
+    #[must_use]
+    pub const fn with_skip_adjacent(mut self, on: bool) -> Self {
+        self.skip_adjacent = on;
         self
     }
 
@@ -153,11 +166,12 @@ mod tests {
             .with_enclosure(EnclosureKind::Interval)
             .with_temporal_culling(false)
             .with_self_collision(false)
+            .with_skip_adjacent(false)
             .with_early_out(true);
         assert_eq!(o.distance_threshold, 1e-3);
         assert_eq!(o.max_ca_iterations_per_pair, 7);
         assert_eq!(o.enclosure, EnclosureKind::Interval);
-        assert!(!o.temporal_culling && !o.self_collision && o.early_out);
+        assert!(!o.temporal_culling && !o.self_collision && !o.skip_adjacent && o.early_out);
     }
 
     #[test]
