@@ -74,7 +74,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::dynamic::{DisabledPairs, rigid_groups};
+use crate::dynamic::{DisabledPairs, LinkGroups, rigid_groups};
 use crate::error::GeometryError;
 use crate::gjk::{GjkCache, ssch_distance};
 use armature_kinematics::{
@@ -140,6 +140,10 @@ pub struct MonitorOptions {
     pub budget: MonitorBudget,
     /// Skip links joined by a chain of fixed joints. Default `true`.
     pub skip_rigidly_attached: bool,
+    /// Skip adjacent links: rigid groups (links welded by fixed joints)
+    /// joined by one movable joint, as the CCD's dynamic hierarchy does
+    /// ([`LinkGroups::adjacent`]). Default `true`.
+    pub skip_adjacent: bool,
 }
 
 impl Default for MonitorOptions {
@@ -149,6 +153,7 @@ impl Default for MonitorOptions {
             swept: SweptVolumeOptions::default(),
             budget: MonitorBudget::UNLIMITED,
             skip_rigidly_attached: true,
+            skip_adjacent: true,
         }
     }
 }
@@ -172,6 +177,14 @@ impl MonitorOptions {
     #[must_use]
     pub const fn with_budget(mut self, budget: MonitorBudget) -> Self {
         self.budget = budget;
+        self
+    }
+
+    /// With or without skipping adjacent links
+    /// ([`MonitorOptions::skip_adjacent`]).
+    #[must_use]
+    pub const fn with_skip_adjacent(mut self, on: bool) -> Self {
+        self.skip_adjacent = on;
         self
     }
 }
@@ -303,6 +316,7 @@ impl SweptVolumeMonitor {
         let s = options.safety_distance;
         crate::error::non_negative("safety_distance", s)?;
         let groups = rigid_groups(&tree);
+        let link_groups = LinkGroups::new(&tree);
         let mut keys: Vec<SweptKey> = Vec::new();
         let mut key = |link: usize, frame: Option<usize>| {
             if let Some(k) = keys.iter().position(|k| k.link == link && k.frame == frame) {
@@ -325,7 +339,7 @@ impl SweptVolumeMonitor {
             }
             for b in a + 1..n {
                 if bodies[b].is_none()
-                    || tree.are_adjacent(a, b)
+                    || (options.skip_adjacent && link_groups.adjacent(a, b))
                     || (options.skip_rigidly_attached && groups[a] == groups[b])
                     || disabled.links_disabled(a, b)
                 {

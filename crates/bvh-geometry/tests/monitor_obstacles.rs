@@ -69,3 +69,50 @@ fn a_moving_obstacle_is_refused_by_name() {
         Err(GeometryError::MovingObstacle { name }) if name == "still"
     ));
 }
+
+/// The monitor tests the same link pairs as the CCD's hierarchy: links
+/// welded by fixed joints form one group, groups joined by one movable
+/// joint are adjacent and skipped (unless asked not to).
+#[test]
+fn adjacency_follows_rigid_groups() {
+    use armature_bvh_geometry::{DisabledPairs, MonitorOptions, MonitorPair, SweptVolumeMonitor};
+    use armature_kinematics::{Joint, KinematicTree, LinkSpec, Ssch};
+    // base → (fixed) frame → (revolute) l1 → (revolute) l2: base and l1
+    // are adjacent through the geometry-less frame, l2 is two joints away.
+    let tree = || {
+        KinematicTree::new(vec![
+            LinkSpec::new("base", None),
+            LinkSpec::new("frame", Some("base")).with_joint(Joint::fixed("weld")),
+            LinkSpec::new("l1", Some("frame")).with_joint(Joint::revolute(
+                "j1",
+                DVec3::Z,
+                -3.0,
+                3.0,
+            )),
+            LinkSpec::new("l2", Some("l1"))
+                .with_joint(Joint::revolute("j2", DVec3::Y, -3.0, 3.0))
+                .with_origin(DAffine3::from_translation(DVec3::X)),
+        ])
+        .unwrap()
+    };
+    let ball = || Some(Ssch::new(vec![DVec3::ZERO], 0.1).unwrap());
+    let bodies = || vec![ball(), None, ball(), ball()];
+    let link_pairs = |options: MonitorOptions| {
+        let m = SweptVolumeMonitor::new(tree(), bodies(), vec![], &DisabledPairs::new(), options)
+            .unwrap();
+        let mut pairs: Vec<(usize, usize)> = m
+            .pairs()
+            .filter_map(|p| match p {
+                MonitorPair::Links(a, b) => Some((a, b)),
+                MonitorPair::LinkObstacle(..) => None,
+            })
+            .collect();
+        pairs.sort_unstable();
+        pairs
+    };
+    assert_eq!(link_pairs(MonitorOptions::default()), vec![(0, 3)]);
+    assert_eq!(
+        link_pairs(MonitorOptions::default().with_skip_adjacent(false)),
+        vec![(0, 2), (0, 3), (2, 3)]
+    );
+}
