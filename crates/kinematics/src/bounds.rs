@@ -84,6 +84,14 @@
 //! a prismatic joint. Revolute joints are always swept over a full turn, as
 //! in the paper, so their limits are never assumed.
 //!
+//! Each joint's term is a length in the joint's own frame. The fixed origins
+//! from that joint's link up to the frame of the bound map it on, and each
+//! may stretch lengths by its bound `σ ≥ 1` on the largest singular value
+//! (1 for a rotation, up to rounding), so the term is multiplied by the
+//! product of those bounds: `λ_i = (… ((t_i σ_i + t_{i−1}) σ_{i−1} + …) σ_root`
+//! for the terms `t_k` from the link's own joint down to its root's
+//! **(λ3)**.
+//!
 //! # Speed μ (M4)
 //!
 //! Under the in-between motion, link `j` moves in its parent frame with a
@@ -701,7 +709,10 @@ impl CurveLengthBounds {
                     ((sb - sa).abs() + heading + (rot + 0.5 * s_max) * da, s_max)
                 }
             };
-            total += term;
+            // The joint's term is a length in its own frame; the origins from
+            // its own up to `stop` map it on, each stretching it by at most
+            // its `stretch` (Horner: each term is multiplied by all of them).
+            total = pad((total + term) * e.stretch, 0.0);
             grow = pad((grow + reach) * e.stretch, 0.0);
         }
         Ok(pad(total, 0.0))
