@@ -1369,3 +1369,93 @@ fn vehicle1_point_interval_regression() {
     let v1 = JointOperation::Vehicle1 { phi, s, alpha };
     check_sweep(&v1, &body, &mut rng, &motions, "Vehicle1").unwrap();
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// A spherical joint measured with uncertainty `uᵢ` per tangent
+    /// coordinate: every orientation whose rotation vector from the
+    /// measured one is off by at most `uᵢ` per component (on either side)
+    /// lies in the swept volume.
+    #[test]
+    fn spherical_uncertainty_is_covered(body in body(), u in prop::collection::vec(prop_oneof![Just(0.0), 0.0..0.2f64], 3),
+                                        rot4 in any::<bool>(), seed in any::<u64>()) {
+        let mut rng = Rng(seed);
+        let tree = KinematicTree::new(vec![
+            LinkSpec::new("ball", None).with_joint(Joint::new("ball", JointType::Spherical)),
+        ])
+        .unwrap();
+        let measured = rng.quat();
+        let q = measured.to_array().to_vec();
+        let models: Vec<BrakingModel> = u.iter().map(|&u| BrakingModel::new(0.1, 1.0).with_uncertainty(u)).collect();
+        let intervals = braking_intervals(&tree, &q, &[0.0; 3], &models).unwrap();
+        let options = SweptVolumeOptions::default().with_orientation(if rot4 {
+            OrientationCover::Rot3D4
+        } else {
+            OrientationCover::Rot3D1
+        });
+        let swept = swept_ssch(&tree, 0, &body, &intervals, None, &options)
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        for k in 0..40 {
+            let e = DVec3::new(
+                u[0] * if k < 8 { if k & 1 == 0 { 1.0 } else { -1.0 } } else { rng.range(-1.0, 1.0) },
+                u[1] * if k < 8 { if k & 2 == 0 { 1.0 } else { -1.0 } } else { rng.range(-1.0, 1.0) },
+                u[2] * if k < 8 { if k & 4 == 0 { 1.0 } else { -1.0 } } else { rng.range(-1.0, 1.0) },
+            );
+            let err = DQuat::from_scaled_axis(e);
+            for truth in [err * measured, measured * err] {
+                let pose = tree.poses(&truth.to_array()).unwrap()[0];
+                for x in body_samples(&body, &mut rng, 1) {
+                    assert_inside(&swept, pose.transform_point3(x), "spherical with uncertainty")?;
+                }
+            }
+        }
+    }
+}
+
+/// Uncertainty that no operation covers is refused, naming the link.
+#[test]
+fn uncovered_uncertainty_is_a_typed_error() {
+    let cases = [
+        (JointType::Floating, 7, 6),
+        (JointType::Planar { normal: DVec3::Z }, 3, 3),
+        (JointType::OrientationUncertain { beta: 0.1 }, 4, 3),
+        (JointType::LocationUncertain { delta: 0.1 }, 3, 3),
+    ];
+    for (kind, nq, dof) in cases {
+        let tree = KinematicTree::new(vec![
+            LinkSpec::new("body", None).with_joint(Joint::new("j", kind)),
+        ])
+        .unwrap();
+        let mut q = vec![0.0; nq];
+        if nq == 4 {
+            q[3] = 1.0;
+        } else if nq == 7 {
+            q[6] = 1.0;
+        }
+        let certain = vec![BrakingModel::new(0.1, 1.0); dof];
+        assert!(
+            braking_intervals(&tree, &q, &vec![0.0; dof], &certain).is_ok(),
+            "{kind:?}"
+        );
+        let mut uncertain = certain.clone();
+        uncertain[dof - 1] = uncertain[dof - 1].with_uncertainty(1e-3);
+        match braking_intervals(&tree, &q, &vec![0.0; dof], &uncertain) {
+            Err(KinematicsError::OutOfRange { link, field, .. }) => {
+                assert_eq!((link.as_str(), field), ("body", "uncertainty"), "{kind:?}");
+            }
+            other => panic!("{kind:?}: {other:?}"),
+        }
+    }
+    // A spherical joint's uncertainty is covered, down to the smallest.
+    let tree = KinematicTree::new(vec![
+        LinkSpec::new("ball", None).with_joint(Joint::new("ball", JointType::Spherical)),
+    ])
+    .unwrap();
+    let models = vec![BrakingModel::new(0.1, 1.0).with_uncertainty(1e-300); 3];
+    let i = braking_intervals(&tree, &[0.0, 0.0, 0.0, 1.0], &[0.0; 3], &models).unwrap();
+    match &i[0] {
+        JointInterval::Rotation { beta, .. } => assert!(*beta >= 3f64.sqrt() * 1e-300),
+        other => panic!("{other:?}"),
+    }
+}
