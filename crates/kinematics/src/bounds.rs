@@ -26,8 +26,8 @@
 //! enclosing spheres are checked against the points (their radius is the
 //! largest computed distance), every derived length is padded by a relative
 //! margin far above the rounding error of the few operations behind it, and
-//! the slight non-orthogonality the tree accepts in fixed origins (up to
-//! `1e-9`) is bounded and multiplied in. Property tests sample dense motions
+//! whatever non-orthogonality is left in fixed origins (the tree stores
+//! rotations to within a few ulps) is bounded and multiplied in. Property tests sample dense motions
 //! and assert that no sampled curve length or speed exceeds a bound.
 //!
 //! # Curve length λ (M2)
@@ -186,7 +186,8 @@ fn pad(x: f64, scale: f64) -> f64 {
 
 /// An upper bound on the largest singular value of `m`:
 /// `σ² = λ_max(mᵀm) ≤ 1 + ‖mᵀm − I‖_∞`. Exactly 1 (padded) for a rotation;
-/// the tree accepts origins whose `mᵀm` is within `1e-9` of the identity.
+/// the tree stores origins whose `mᵀm` is within a few ulps of the identity,
+/// and nothing here relies on that.
 fn stretch_of(m: &DMat3) -> f64 {
     let e = m.transpose() * *m - DMat3::IDENTITY;
     let inf = (0..3)

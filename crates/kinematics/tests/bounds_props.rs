@@ -740,9 +740,11 @@ fn unlimited_translation_below_a_revolute_joint_is_bounded_per_query() {
     assert!((10.0..10.0 + 1e-6).contains(&l), "λ = {l}");
 }
 
-/// λ of a link whose joint term is mapped through origins that stretch the
-/// plane of motion by `1 + δ` (each within the tree's tolerance of a
-/// rotation) must grow by their product: the sampled world curve does.
+/// λ of a link whose joint term is mapped through origins given as
+/// stretching the plane of motion by `1 + δ` (each within the tree's
+/// tolerance of a rotation): λ must bound the sampled world curve whatever
+/// the tree stores for them (it stores their nearest rotations; were it to
+/// keep the stretch, each joint term would have to grow by it).
 #[test]
 fn lambda_includes_the_stretch_of_the_origins_above_each_joint() {
     let delta = 4.9e-10;
