@@ -69,6 +69,23 @@ impl Interval {
         lo: PI_LO * 2.0,
         hi: 3.141_592_653_589_793_6 * 2.0,
     };
+    /// Largest argument magnitude for which [`Interval::sin`] and
+    /// [`Interval::cos`] trust the platform `sin`/`cos` (widened by
+    /// [`LIBM_ULPS`](crate::LIBM_ULPS)); an interval reaching `±TRIG_LIMIT`
+    /// or beyond gets `[−1, 1]`.
+    ///
+    /// The widening assumes a libm whose argument reduction is exact (as
+    /// glibc's, musl's and the BSDs' Payne–Hanek reductions are). A cheaper
+    /// reduction by a few-part approximation of π loses about `|x|` times
+    /// that approximation's error, which is harmless for the moderate
+    /// angles of joints and motions (a few thousand radians at the most) but
+    /// grows without bound; below `1e5` a two-part π of 2⁻¹⁰⁶ relative
+    /// error costs less than 1e-26, inside the widening of every result of
+    /// magnitude above 1e-10 (closer to a zero of the function the limit
+    /// bounds the exposure to such a libm but does not remove it). Angles
+    /// beyond it would only come from unbounded rotations, where `[−1, 1]`
+    /// loses nothing that matters.
+    pub const TRIG_LIMIT: f64 = 1.0e5;
 
     /// The interval `[lo, hi]`.
     ///
@@ -404,6 +421,8 @@ impl Interval {
 
     /// `{ sin x : x ∈ self }`, exact extrema for any width (≥ 2π gives
     /// `[−1, 1]`), end-point values widened by [`LIBM_ULPS`](crate::LIBM_ULPS).
+    /// Intervals reaching [`Interval::TRIG_LIMIT`] in magnitude get
+    /// `[−1, 1]`: the platform's argument reduction is not trusted there.
     #[must_use]
     pub fn sin(self) -> Self {
         self.trig(f64::sin, Self::HALF_PI, -Self::HALF_PI)
@@ -418,10 +437,9 @@ impl Interval {
     /// Range of a 2π-periodic function `f` with maximum 1 at `argmax + 2kπ`
     /// and minimum −1 at `argmin + 2kπ`, monotone in between.
     fn trig(self, f: fn(f64) -> f64, argmax: Self, argmin: Self) -> Self {
-        // Beyond 2^30 an ulp of the argument approaches a sizeable fraction
-        // of the period; nobody needs tight bounds there.
-        const LIMIT: f64 = 1_073_741_824.0;
-        if !(self.lo > -LIMIT && self.hi < LIMIT) {
+        // The platform's argument reduction is trusted only for moderate
+        // arguments (see `TRIG_LIMIT`).
+        if !(self.lo > -Self::TRIG_LIMIT && self.hi < Self::TRIG_LIMIT) {
             return Self::UNIT;
         }
         let lo_val = libm_enclosure(f(self.lo));

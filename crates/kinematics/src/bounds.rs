@@ -26,8 +26,8 @@
 //! enclosing spheres are checked against the points (their radius is the
 //! largest computed distance), every derived length is padded by a relative
 //! margin far above the rounding error of the few operations behind it, and
-//! the slight non-orthogonality the tree accepts in fixed origins (up to
-//! `1e-9`) is bounded and multiplied in. Property tests sample dense motions
+//! whatever non-orthogonality is left in fixed origins (the tree stores
+//! rotations to within a few ulps) is bounded and multiplied in. Property tests sample dense motions
 //! and assert that no sampled curve length or speed exceeds a bound.
 //!
 //! # Curve length λ (M2)
@@ -83,6 +83,14 @@
 //! correction **(λ2)** keeps λ sound when a configuration lies outside the limits of
 //! a prismatic joint. Revolute joints are always swept over a full turn, as
 //! in the paper, so their limits are never assumed.
+//!
+//! Each joint's term is a length in the joint's own frame. The fixed origins
+//! from that joint's link up to the frame of the bound map it on, and each
+//! may stretch lengths by its bound `σ ≥ 1` on the largest singular value
+//! (1 for a rotation, up to rounding), so the term is multiplied by the
+//! product of those bounds: `λ_i = (… ((t_i σ_i + t_{i−1}) σ_{i−1} + …) σ_root`
+//! for the terms `t_k` from the link's own joint down to its root's
+//! **(λ3)**.
 //!
 //! # Speed μ (M4)
 //!
@@ -178,7 +186,8 @@ fn pad(x: f64, scale: f64) -> f64 {
 
 /// An upper bound on the largest singular value of `m`:
 /// `σ² = λ_max(mᵀm) ≤ 1 + ‖mᵀm − I‖_∞`. Exactly 1 (padded) for a rotation;
-/// the tree accepts origins whose `mᵀm` is within `1e-9` of the identity.
+/// the tree stores origins whose `mᵀm` is within a few ulps of the identity,
+/// and nothing here relies on that.
 fn stretch_of(m: &DMat3) -> f64 {
     let e = m.transpose() * *m - DMat3::IDENTITY;
     let inf = (0..3)
@@ -701,7 +710,10 @@ impl CurveLengthBounds {
                     ((sb - sa).abs() + heading + (rot + 0.5 * s_max) * da, s_max)
                 }
             };
-            total += term;
+            // The joint's term is a length in its own frame; the origins from
+            // its own up to `stop` map it on, each stretching it by at most
+            // its `stretch` (Horner: each term is multiplied by all of them).
+            total = pad((total + term) * e.stretch, 0.0);
             grow = pad((grow + reach) * e.stretch, 0.0);
         }
         Ok(pad(total, 0.0))

@@ -201,6 +201,15 @@ pub enum JointInterval {
     /// A location joint with uncertainty: the measured location (the
     /// uncertainty Δ is the joint's parameter).
     Location(DVec3),
+    /// A spherical joint measured as `measured`, true within the angle
+    /// `beta` (`0 ≤ β ≤ π`): every orientation `E · measured` with
+    /// `angle(E) ≤ β` (the same set as `measured · E`).
+    Rotation {
+        /// Measured orientation (normalised when used).
+        measured: DQuat,
+        /// Largest angle between measured and true orientation.
+        beta: f64,
+    },
     /// Any joint at exactly these configuration values (the joint's
     /// [`JointType::nq`] values in the layout of DESIGN.md §3). For
     /// orientation and location joints the values are the measurement and
@@ -317,9 +326,19 @@ pub(crate) fn finite_interval(
 /// - orientation and location joints are measurements: their uncertainty is
 ///   the joint parameter, their velocities must be 0, and the interval is
 ///   the measured value;
-/// - spherical, floating and planar joints have no swept-volume operation:
-///   their velocities must be 0 and they are taken at their values
-///   ([`JointInterval::Exact`]).
+/// - spherical, floating and planar joints have no braking operation: their
+///   velocities must be 0. A spherical joint is taken at its value
+///   ([`JointInterval::Exact`]) or, when its models carry uncertainties
+///   `u₁, u₂, u₃` (radians about the tangent axes), as every orientation
+///   within the angle `β = |(u₁, u₂, u₃)|` of it ([`JointInterval::Rotation`];
+///   a rotation vector off by at most `uᵢ` per component turns by at most
+///   that angle). Floating and planar joints have no operation that covers
+///   an uncertain value, so their models' uncertainty must be 0;
+/// - likewise for orientation and location joints, whose uncertainty is the
+///   joint's own β or Δ.
+///
+/// The measurement uncertainty of a model is therefore never dropped: it
+/// widens the interval or is refused.
 ///
 /// Joint limits are not applied (a measured value may lie beyond them).
 ///
@@ -328,7 +347,8 @@ pub(crate) fn finite_interval(
 /// [`KinematicsError::BufferLength`] for `qdot` or `models`;
 /// [`KinematicsError::BadParameter`] for a NaN or infinite velocity and bad
 /// models; [`KinematicsError::OutOfRange`] naming the link for a non-zero
-/// vehicle value or a moving joint that must be at rest.
+/// vehicle value, a moving joint that must be at rest, or a non-zero
+/// uncertainty on a floating, planar, orientation or location joint.
 pub fn braking_intervals(
     tree: &KinematicTree,
     q: &[f64],
@@ -366,6 +386,15 @@ pub fn braking_intervals(
             Some(&v) => Err(out_of_range("velocity", v, why)),
             None => Ok(()),
         };
+        let certain = |why: &'static str| {
+            for m in mi {
+                m.validate()?;
+                if m.uncertainty != 0.0 {
+                    return Err(out_of_range("uncertainty", m.uncertainty, why));
+                }
+            }
+            Ok(())
+        };
         let arc_at_start = |vals: &[f64]| match vals.iter().find(|v| **v != 0.0) {
             Some(&v) => Err(out_of_range(
                 "vehicle configuration",
@@ -391,20 +420,56 @@ pub fn braking_intervals(
             }
             JointType::OrientationUncertain { .. } => {
                 at_rest("a measured orientation does not move; β is its uncertainty")?;
+                certain("a measured orientation's uncertainty is the joint's β: 0 here")?;
                 JointInterval::Orientation(quat(qi))
             }
             JointType::LocationUncertain { .. } => {
                 at_rest("a measured location does not move; Δ is its uncertainty")?;
+                certain("a measured location's uncertainty is the joint's Δ: 0 here")?;
                 JointInterval::Location(DVec3::new(qi[0], qi[1], qi[2]))
             }
-            JointType::Spherical | JointType::Floating | JointType::Planar { .. } => {
-                at_rest("this joint type has no swept-volume operation; it must be at rest")?;
+            JointType::Spherical => {
+                at_rest("this joint type has no braking operation; it must be at rest")?;
+                for m in mi {
+                    m.validate()?;
+                }
+                let beta = rotation_uncertainty(mi);
+                if beta == 0.0 {
+                    JointInterval::Exact(qi.iter().copied().collect())
+                } else {
+                    JointInterval::Rotation {
+                        measured: quat(qi),
+                        beta,
+                    }
+                }
+            }
+            JointType::Floating | JointType::Planar { .. } => {
+                at_rest("this joint type has no braking operation; it must be at rest")?;
+                certain("no operation covers an uncertain floating or planar joint: 0")?;
                 JointInterval::Exact(qi.iter().copied().collect())
             }
         };
         out.push(interval);
     }
     Ok(out)
+}
+
+/// The largest angle of a rotation vector whose components are off by at
+/// most the models' uncertainties, `|(u₁, u₂, u₃)|` rounded up (a few ulps
+/// of relative error, far below the margin), capped at π (every rotation).
+/// Scaled by the largest part first, so that tiny uncertainties do not
+/// underflow to an exact value.
+fn rotation_uncertainty(models: &[BrakingModel]) -> f64 {
+    let big = models.iter().map(|m| m.uncertainty).fold(0.0, f64::max);
+    if big == 0.0 {
+        return 0.0;
+    }
+    let sum: f64 = models
+        .iter()
+        .map(|m| (m.uncertainty / big) * (m.uncertainty / big))
+        .sum();
+    let beta = (big * sum.sqrt() * (1.0 + 8.0 * f64::EPSILON)).next_up();
+    beta.min(core::f64::consts::PI)
 }
 
 #[cfg(test)]

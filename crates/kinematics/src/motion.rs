@@ -84,6 +84,12 @@ pub(crate) fn shortest_arc(a: &[f64], b: &[f64]) -> (DQuat, DVec3, f64) {
     (qa, axis, angle)
 }
 
+/// `v` normalised; z for a zero vector (joint axes are unit and origins
+/// rotations, so only a degenerate input gets there).
+fn unit_or_z(v: DVec3) -> DVec3 {
+    v.try_normalize().unwrap_or(DVec3::Z)
+}
+
 /// Axis and angle of a unit quaternion, robust near 0 (axis z) and π.
 fn axis_angle(q: DQuat) -> (DVec3, f64) {
     let v = DVec3::new(q.x, q.y, q.z);
@@ -131,8 +137,11 @@ impl InBetweenMotion {
                 let (a, b) = (&q0[r.clone()], &q1[r]);
                 match l.joint().kind {
                     JointType::Fixed => LocalMotion::constant(o),
+                    // Mapped axes are normalised: `from_axis_angle` scales a
+                    // rotation by the axis length, and the origin's rotation
+                    // keeps it unit only up to rounding.
                     JointType::Revolute { axis } | JointType::Continuous { axis } => LocalMotion {
-                        axis: o.matrix3 * axis,
+                        axis: unit_or_z(o.matrix3 * axis),
                         omega: b[0] - a[0],
                         rot0: o.matrix3 * DMat3::from_axis_angle(axis, a[0]),
                         trans0: o.translation,
@@ -177,7 +186,7 @@ impl InBetweenMotion {
                         let t0 = u * a[0] + v * a[1];
                         let t1 = u * b[0] + v * b[1];
                         LocalMotion {
-                            axis: o.matrix3 * normal,
+                            axis: unit_or_z(o.matrix3 * normal),
                             omega: b[2] - a[2],
                             rot0: o.matrix3 * DMat3::from_axis_angle(normal, a[2]),
                             trans0: o.transform_point3(t0),

@@ -776,7 +776,8 @@ pub struct SweptVolumeOptions {
     pub revolute: RevoluteCover,
     /// Prismatic joints. Default [`PrismaticCover::Trans2`].
     pub prismatic: PrismaticCover,
-    /// Orientation joints with uncertainty. Default
+    /// Orientation joints with uncertainty, and spherical joints measured
+    /// with uncertainty ([`JointInterval::Rotation`]). Default
     /// [`OrientationCover::Rot3D4`].
     pub orientation: OrientationCover,
     /// Vehicle and omni-vehicle joints. Default
@@ -854,6 +855,9 @@ impl SweptVolumeOptions {
             (JointType::Fixed, _) => return Err(mismatch("no interval (JointInterval::Fixed)")),
             (JointType::OrientationUncertain { beta }, JointInterval::Orientation(q)) => {
                 orientation(*q, beta)
+            }
+            (JointType::Spherical, JointInterval::Rotation { measured, beta }) => {
+                orientation(*measured, *beta)
             }
             (JointType::OrientationUncertain { beta }, JointInterval::Exact(v)) if v.len() == 4 => {
                 orientation(DQuat::from_xyzw(v[0], v[1], v[2], v[3]), beta)

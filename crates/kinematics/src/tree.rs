@@ -16,7 +16,9 @@ pub struct LinkSpec {
     pub parent: Option<String>,
     /// The joint that moves this link relative to its parent.
     pub joint: Joint,
-    /// Fixed transform from the parent frame to the joint frame.
+    /// Fixed transform from the parent frame to the joint frame. Its linear
+    /// part must be a rotation to within `|mᵀm − I| ≤ 1e-9`; the tree
+    /// stores the nearest rotation ([`Link::origin`]).
     pub origin: DAffine3,
 }
 
@@ -87,7 +89,9 @@ impl Link {
         &self.joint
     }
 
-    /// Fixed transform from the parent frame to the joint frame.
+    /// Fixed transform from the parent frame to the joint frame: the given
+    /// origin with its linear part replaced by the nearest rotation (equal
+    /// to it when it was a rotation to within a few ulps).
     #[must_use]
     pub const fn origin(&self) -> &DAffine3 {
         &self.origin
@@ -209,19 +213,54 @@ fn check_joint(link: &str, joint: &mut Joint) -> Result<(), KinematicsError> {
     Ok(())
 }
 
-fn check_origin(link: &str, o: &DAffine3) -> Result<(), KinematicsError> {
+/// Largest entry of `|mᵀm − I|`: how far `m` is from a rotation.
+fn orthonormality_error(m: &DMat3) -> f64 {
+    (m.transpose() * *m - DMat3::IDENTITY)
+        .to_cols_array()
+        .iter()
+        .fold(0.0, |e, v| e.max(v.abs()))
+}
+
+/// Origins within this many ulps of a rotation (`|mᵀm − I|`) are kept as
+/// given: products of a few exact rotations (URDF rpy, quaternions) land
+/// there.
+const ROTATION_ULPS: f64 = 16.0 * f64::EPSILON;
+
+/// Checks a fixed origin and returns it with its linear part made a
+/// rotation to within [`ROTATION_ULPS`]: linear parts within `1e-9` of a
+/// rotation (`|mᵀm − I| ≤ 1e-9`, `det > 0`) are replaced by their nearest
+/// rotation, the orthogonal polar factor, by Newton's iteration
+/// `R ← (R + R⁻ᵀ)/2` (quadratic: three steps take 1e-9 to rounding). Every
+/// consumer of the tree (forward kinematics, motions, their enclosures,
+/// motion bounds and swept volumes) then sees one and the same rigid
+/// transform, where a stretch of 1e-9 would otherwise let, e.g., a sampled
+/// motion that rotates about a mapped axis leave an enclosure that
+/// normalises it.
+fn check_origin(link: &str, o: &DAffine3) -> Result<DAffine3, KinematicsError> {
     finite_vec(link, "origin.translation", o.translation)?;
     for c in [o.matrix3.x_axis, o.matrix3.y_axis, o.matrix3.z_axis] {
         finite_vec(link, "origin.rotation", c)?;
     }
-    let m = o.matrix3;
-    let e = (m.transpose() * m - DMat3::IDENTITY).to_cols_array();
-    if e.iter().any(|v| v.abs() > 1e-9) || m.determinant() < 0.0 {
-        return Err(KinematicsError::NotARotation {
-            link: link.to_owned(),
-        });
+    let not_rotation = || KinematicsError::NotARotation {
+        link: link.to_owned(),
+    };
+    let mut m = o.matrix3;
+    if orthonormality_error(&m) > 1e-9 || m.determinant() <= 0.0 {
+        return Err(not_rotation());
     }
-    Ok(())
+    for _ in 0..4 {
+        if orthonormality_error(&m) <= ROTATION_ULPS {
+            break;
+        }
+        m = (m + m.inverse().transpose()) * 0.5;
+    }
+    if orthonormality_error(&m) > ROTATION_ULPS {
+        return Err(not_rotation());
+    }
+    Ok(DAffine3 {
+        matrix3: m,
+        translation: o.translation,
+    })
 }
 
 impl KinematicTree {
@@ -297,7 +336,7 @@ impl KinematicTree {
                 unreachable!("each link is placed once")
             };
             check_joint(&s.name, &mut s.joint)?;
-            check_origin(&s.name, &s.origin)?;
+            s.origin = check_origin(&s.name, &s.origin)?;
             let parent = parent_of[old].map(|p| new_index[p]);
             let (depth, root) = match parent {
                 None => (0, links.len()),

@@ -740,6 +740,42 @@ fn unlimited_translation_below_a_revolute_joint_is_bounded_per_query() {
     assert!((10.0..10.0 + 1e-6).contains(&l), "λ = {l}");
 }
 
+/// λ of a link whose joint term is mapped through origins given as
+/// stretching the plane of motion by `1 + δ` (each within the tree's
+/// tolerance of a rotation): λ must bound the sampled world curve whatever
+/// the tree stores for them (it stores their nearest rotations; were it to
+/// keep the stretch, each joint term would have to grow by it).
+#[test]
+fn lambda_includes_the_stretch_of_the_origins_above_each_joint() {
+    let delta = 4.9e-10;
+    let stretched = |t: DVec3| DAffine3 {
+        matrix3: glam::DMat3::from_diagonal(DVec3::new(1.0 + delta, 1.0 + delta, 1.0)),
+        translation: t,
+    };
+    let specs = vec![
+        LinkSpec::new("base", None).with_origin(stretched(DVec3::new(100.0, 0.0, 0.0))),
+        LinkSpec::new("arm", Some("base"))
+            .with_joint(Joint::revolute("turn", DVec3::Z, -3.0, 3.0))
+            .with_origin(stretched(DVec3::new(0.0, 50.0, 0.0))),
+    ];
+    let tree = KinematicTree::new(specs).expect("valid");
+    let p = DVec3::new(10.0, 0.0, 0.0);
+    let pts = vec![vec![DVec3::ZERO], vec![p]];
+    let b = CurveLengthBounds::new(&tree, &pts).expect("valid");
+    let (qa, qb) = ([0.0], [1.0]);
+    let lambda = b.lambda(1, &qa, &qb).expect("valid");
+    let n = 100_000;
+    let mut length = 0.0;
+    let mut prev = tree.poses(&qa).expect("valid")[1].transform_point3(p);
+    for k in 1..=n {
+        let q = [f64::from(k) / f64::from(n)];
+        let x = tree.poses(&q).expect("valid")[1].transform_point3(p);
+        length += x.distance(prev);
+        prev = x;
+    }
+    assert!(length <= lambda, "sampled curve {length} > λ = {lambda}");
+}
+
 #[test]
 fn mu_projected_uses_the_fixed_root_axis() {
     // A rotation about z moves nothing along z.

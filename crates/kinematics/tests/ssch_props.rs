@@ -4,7 +4,9 @@
 //! included) with the crate's own joint transforms and forward kinematics,
 //! and asserts that each sampled point lies in the SSCH. Membership is
 //! certified: Wolfe's minimum-norm-point algorithm finds convex weights `w`
-//! over the generating points with `|x − Σ wᵢ pᵢ| ≤ r + TOL`. The weights
+//! over the generating points with `|x − Σ wᵢ pᵢ| ≤ r + TOL` (on small
+//! hulls where it falls short, enumeration of all corrals of at most four
+//! points does, which rounding cannot mislead on slivers). The weights
 //! are a valid convex combination by construction (non-negative,
 //! renormalised), so `TOL` only absorbs the f64 evaluation error of that
 //! certificate and of the sampled positions (a few ulps of coordinates of
@@ -33,7 +35,6 @@ const TOL: f64 = 1e-9;
 /// and step back into the simplex when a weight turns negative).
 fn nearest_weights(pts: &[DVec3], q: DVec3) -> Vec<f64> {
     let y: Vec<DVec3> = pts.iter().map(|p| *p - q).collect();
-    let scale2 = y.iter().map(|v| v.length_squared()).fold(1e-300, f64::max);
     let first = (0..y.len())
         .min_by(|&a, &b| y[a].length_squared().total_cmp(&y[b].length_squared()))
         .expect("non-empty");
@@ -41,17 +42,29 @@ fn nearest_weights(pts: &[DVec3], q: DVec3) -> Vec<f64> {
     let (mut s, mut w) = (vec![first], vec![1.0]);
     let mut x = y[first];
     for _major in 0..1000 {
-        let (j, m) = (0..y.len())
+        // The point most opposed to x among those outside the corral (the
+        // corral's own lie on x's level set up to rounding, and a rounding
+        // tie with one of them must not end the search).
+        let Some((j, m)) = (0..y.len())
+            .filter(|i| !s.contains(i))
             .map(|i| (i, x.dot(y[i])))
             .min_by(|a, b| a.1.total_cmp(&b.1))
-            .expect("non-empty");
-        if x.length_squared() - m <= 1e-15 * scale2 || s.contains(&j) {
+        else {
+            break;
+        };
+        // Every hull point z has x̂·z ≥ m/|x|, so the nearest point is
+        // within gap/|x| of x's distance: stop when that is far below TOL.
+        // (A gap measured against the points' squared magnitude instead
+        // stops at distances of order √gap, 1e-7 m, on thin hulls.)
+        let gap = x.length_squared() - m;
+        if gap <= 1e-13 * x.length() {
             break;
         }
+        let (prev_s, prev_w) = (s.clone(), w.clone());
         s.push(j);
         w.push(0.0);
         for _minor in 0..64 {
-            let Some(alpha) = affine_min_norm(&y, &s, scale2) else {
+            let Some(alpha) = affine_min_norm(&y, &s) else {
                 // Numerically dependent corral: drop the new point.
                 let k = s.len() - 1;
                 s.remove(k);
@@ -88,11 +101,14 @@ fn nearest_weights(pts: &[DVec3], q: DVec3) -> Vec<f64> {
                 *v /= sum;
             }
         }
-        x = combo(&s, &w);
-        if !s.contains(&j) {
-            // The new point was dropped at once: no further progress.
+        let next = combo(&s, &w);
+        if next.length_squared() >= x.length_squared() {
+            // No progress (rounding, or a dependent corral): keep the
+            // better point and stop.
+            (s, w) = (prev_s, prev_w);
             break;
         }
+        x = next;
     }
     let mut out = vec![0.0; pts.len()];
     let sum: f64 = w.iter().map(|v| v.max(0.0)).sum();
@@ -105,7 +121,15 @@ fn nearest_weights(pts: &[DVec3], q: DVec3) -> Vec<f64> {
 /// Affine weights of the minimum-norm point of the affine hull of `y[s]`,
 /// `None` when the corral is numerically affinely dependent (in 3D at most
 /// 4 points are independent).
-fn affine_min_norm(y: &[DVec3], s: &[usize], scale2: f64) -> Option<Vec<f64>> {
+///
+/// The least-squares problem `min |y₀ + Σ bᵣ dᵣ|`, `dᵣ = y[sᵣ] − y₀`, is
+/// solved by a QR factorisation of the `dᵣ` (Gram–Schmidt, orthogonalised
+/// twice), not by the normal equations: those square the condition number,
+/// and the hulls of swept volumes over narrow intervals are slivers (widths
+/// of 1e-10 against lengths of 1) whose corrals they wrongly reject as
+/// dependent, stopping Wolfe's algorithm far from the nearest point.
+/// Dependence is judged relative to each `dᵣ`'s own length.
+fn affine_min_norm(y: &[DVec3], s: &[usize]) -> Option<Vec<f64>> {
     let k = s.len();
     if k == 1 {
         return Some(vec![1.0]);
@@ -114,41 +138,38 @@ fn affine_min_norm(y: &[DVec3], s: &[usize], scale2: f64) -> Option<Vec<f64>> {
         return None;
     }
     let y0 = y[s[0]];
-    let mut d = [DVec3::ZERO; 3];
-    for (r, &i) in s[1..].iter().enumerate() {
-        d[r] = y[i] - y0;
-    }
     let n = k - 1;
-    let mut a = [[0.0; 4]; 3];
-    for r in 0..n {
-        for c in 0..n {
-            a[r][c] = d[r].dot(d[c]);
-        }
-        a[r][n] = -d[r].dot(y0);
-    }
-    // Gauss–Jordan elimination with partial pivoting.
+    let mut q = [DVec3::ZERO; 3];
+    let mut r = [[0.0; 3]; 3];
     for col in 0..n {
-        let piv = (col..n).max_by(|&i, &j| a[i][col].abs().total_cmp(&a[j][col].abs()))?;
-        if a[piv][col].abs() <= 1e-13 * scale2 {
-            return None;
-        }
-        a.swap(col, piv);
-        for r in 0..n {
-            if r != col {
-                let f = a[r][col] / a[col][col];
-                for c in col..=n {
-                    a[r][c] -= f * a[col][c];
-                }
+        let d = y[s[col + 1]] - y0;
+        let mut v = d;
+        for _pass in 0..2 {
+            for row in 0..col {
+                let h = q[row].dot(v);
+                r[row][col] += h;
+                v -= q[row] * h;
             }
         }
+        let len = v.length();
+        if len <= 1e-14 * d.length() || len < 1e-300 {
+            return None;
+        }
+        r[col][col] = len;
+        q[col] = v / len;
+    }
+    // R b = −Qᵀ y₀ by back substitution.
+    let mut b = [0.0; 3];
+    for row in (0..n).rev() {
+        let mut acc = -q[row].dot(y0);
+        for col in row + 1..n {
+            acc -= r[row][col] * b[col];
+        }
+        b[row] = acc / r[row][row];
     }
     let mut alpha = Vec::with_capacity(k);
-    alpha.push(1.0);
-    for r in 0..n {
-        let b = a[r][n] / a[r][r];
-        alpha[0] -= b;
-        alpha.push(b);
-    }
+    alpha.push(1.0 - b[..n].iter().sum::<f64>());
+    alpha.extend_from_slice(&b[..n]);
     Some(alpha)
 }
 
@@ -170,9 +191,19 @@ fn hull_distance(pts: &[DVec3], q: DVec3) -> (f64, f64) {
     (d, lower)
 }
 
+/// Hulls up to this many points get the enumeration certificate
+/// ([`brute_force_distance`]) when Wolfe's is not enough.
+const BRUTE_FORCE_POINTS: usize = 40;
+
 /// Fails with a diagnostic unless `x` is certified to lie in `s`.
 fn assert_inside(s: &Ssch, x: DVec3, what: &str) -> Result<(), TestCaseError> {
-    let (d, lower) = hull_distance(s.points(), x);
+    let (mut d, lower) = hull_distance(s.points(), x);
+    if d > s.radius() + TOL && s.point_count() <= BRUTE_FORCE_POINTS {
+        // Wolfe's path is steered by the direction of x, which rounding
+        // blurs on slivers (hull widths ~1e-9 against lengths ~1); the
+        // enumeration is not.
+        d = d.min(brute_force_distance(s.points(), x));
+    }
     prop_assert!(
         d <= s.radius() + TOL,
         "{what}: {x:?} at distance {d} (true distance ≥ {lower}) from the hull of {} points, radius {}",
@@ -210,25 +241,83 @@ fn certificate_finds_inside_points_and_rejects_outside_ones() {
     assert!(d - lower < 1e-12, "{d} {lower}");
 }
 
-/// Exact distance from `q` to the hull of at most 8 points: the least
+/// A sliver hull (a Vehicle1 cover over a point interval: widths of 1e-10
+/// against lengths of 1): the exact distance of `q`, computed in rational
+/// arithmetic from these very f64 values, is 7.47e-11. Normal equations
+/// rejected the decisive corral as dependent and stopped at 3.9e-7.
+#[test]
+fn certificate_resolves_sliver_hulls() {
+    let pts = [
+        DVec3::new(-4.0259791642448555, 0.0018922634781713926, 0.0),
+        DVec3::new(-4.025979424228467, 0.0007859813255489004, 0.0),
+        DVec3::new(-1.6722535978213666, 0.0007859813179116674, 0.0),
+        DVec3::new(-4.025979348955654, 0.0011062821656857573, 0.0),
+        DVec3::new(-4.0259796089392665, 1.3063265074877199e-11, 0.0),
+        DVec3::new(-1.672253782532166, 5.426032060663941e-12, 0.0),
+        DVec3::new(
+            -0.8537003042604854,
+            -0.005155127923804759,
+            1.967948514899809,
+        ),
+        DVec3::new(
+            -0.8537005642440973,
+            -0.006261410076427251,
+            1.967948514899809,
+        ),
+        DVec3::new(1.500025262163003, -0.006261410084064484, 1.967948514899809),
+        DVec3::new(
+            -0.8536975270023308,
+            -0.0044500955936752525,
+            1.967948514899809,
+        ),
+        DVec3::new(
+            -0.8536977869859428,
+            -0.0055563777462977445,
+            1.967948514899809,
+        ),
+        DVec3::new(1.5000280394211576, -0.005556377753934977, 1.967948514899809),
+    ];
+    let q = DVec3::new(
+        -3.128_044_114_726_625_6,
+        -0.000_655_689_805_679_404,
+        0.557_041_256_858_634_3,
+    );
+    let (d, lower) = hull_distance(&pts, q);
+    assert!(d <= 1e-10, "{d}");
+    assert!(lower <= 7.5e-11, "{lower}");
+}
+
+/// Distance from `q` to the hull of `pts` by enumeration: the least
 /// distance to the affine hull of any subset of at most 4 points whose
-/// nearest point has non-negative barycentric weights.
+/// nearest point has barycentric weights ≥ −1e-12. Each such distance is
+/// measured from the weights clamped to ≥ 0 and renormalised, a convex
+/// combination, so the result is a valid certificate as well as (up to
+/// rounding) the exact distance.
 fn brute_force_distance(pts: &[DVec3], q: DVec3) -> f64 {
-    let y: Vec<DVec3> = pts.iter().map(|p| *p - q).collect();
-    let scale2 = y.iter().map(|v| v.length_squared()).fold(1e-300, f64::max);
-    let mut best = f64::INFINITY;
-    for mask in 1u32..(1 << pts.len()) {
-        if mask.count_ones() > 4 {
-            continue;
-        }
-        let s: Vec<usize> = (0..pts.len()).filter(|i| mask & (1 << i) != 0).collect();
-        if let Some(alpha) = affine_min_norm(&y, &s, scale2)
-            && alpha.iter().all(|&a| a >= -1e-12)
+    /// Visits every subset of at most 4 indices from `start` on, extending `s`.
+    fn visit(y: &[DVec3], start: usize, s: &mut Vec<usize>, best: &mut f64) {
+        if let Some(alpha) = (!s.is_empty()).then(|| affine_min_norm(y, s)).flatten()
+            && alpha.iter().all(|&w| w >= -1e-12)
         {
-            let x: DVec3 = s.iter().zip(&alpha).map(|(&i, &a)| y[i] * a).sum();
-            best = best.min(x.length());
+            let sum: f64 = alpha.iter().map(|w| w.max(0.0)).sum();
+            let x: DVec3 = s
+                .iter()
+                .zip(&alpha)
+                .map(|(&i, &w)| y[i] * (w.max(0.0) / sum))
+                .sum();
+            *best = best.min(x.length());
+        }
+        if s.len() < 4 {
+            for i in start..y.len() {
+                s.push(i);
+                visit(y, i + 1, s, best);
+                s.pop();
+            }
         }
     }
+    let y: Vec<DVec3> = pts.iter().map(|p| *p - q).collect();
+    let mut best = f64::INFINITY;
+    visit(&y, 0, &mut Vec::with_capacity(4), &mut best);
     best
 }
 
@@ -600,6 +689,80 @@ proptest! {
         let motions = vehicle_motions(phi, s, alpha, &mut rng);
         check_sweep(&JointOperation::VehicleCirc { l, phi, s, alpha }, &body, &mut rng, &motions, "omni VehicleCirc")?;
         check_sweep(&JointOperation::Vehicle1 { phi, s, alpha }, &body, &mut rng, &motions, "omni Vehicle1")?;
+    }
+}
+
+/// A point or near-point interval about a value in `[−center, center]`:
+/// width 0, about 1e-9, or down at 1e-15 (a few ulps), where covers built
+/// from differences of nearly equal angles and lengths are thinnest.
+fn thin(center: f64) -> impl Strategy<Value = Interval> {
+    (
+        -center..center,
+        prop_oneof![Just(0.0), 1e-10..1e-8f64, 1e-16..1e-14f64],
+    )
+        .prop_map(|(lo, w)| Interval::new(lo, lo + w).unwrap())
+}
+
+/// A thin or an ordinary interval (the vehicle operations mix them).
+fn thin_or_wide(center: f64, half: f64) -> impl Strategy<Value = Interval> {
+    prop_oneof![thin(center), interval(center, half)]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    /// Every operation over point and near-point intervals.
+    #[test]
+    fn circ_covers_thin_arcs(axis in unit3(), body in body(), angles in thin(4.0), seed in any::<u64>()) {
+        let mut rng = Rng(seed);
+        let motions = revolute_motions(axis, angles.lo(), angles.hi(), &mut rng);
+        check_sweep(&JointOperation::Circ1 { axis, angles }, &body, &mut rng, &motions, "thin Circ1")?;
+        check_sweep(&JointOperation::Circ2 { axis, angles }, &body, &mut rng, &motions, "thin Circ2")?;
+    }
+
+    #[test]
+    fn trans_covers_thin_segments(axis in unit3(), body in body(), range in thin(2.0), seed in any::<u64>()) {
+        let mut rng = Rng(seed);
+        let j = JointType::Prismatic { axis };
+        let motions: Vec<DAffine3> = grid(range.lo(), range.hi(), 32).map(|d| j.transform(&[d])).collect();
+        check_sweep(&JointOperation::Trans1 { axis, range }, &body, &mut rng, &motions, "thin Trans1")?;
+        check_sweep(&JointOperation::Trans2 { axis, range }, &body, &mut rng, &motions, "thin Trans2")?;
+    }
+
+    #[test]
+    fn rot3d_and_trans3d_cover_thin_uncertainty(body in body(), beta in prop_oneof![Just(0.0), 1e-10..1e-8f64, 1e-16..1e-14f64],
+                                                 measured_t in vec3(3.0), seed in any::<u64>()) {
+        let mut rng = Rng(seed);
+        let measured = rng.quat();
+        let j = JointType::OrientationUncertain { beta };
+        let mut motions = vec![j.transform(&measured.to_array())];
+        for k in 0..32 {
+            let angle = if k % 2 == 0 { beta } else { beta * rng.unit() };
+            let truth = DQuat::from_axis_angle(rng.unit_vec(), angle) * measured;
+            motions.push(j.transform(&truth.to_array()));
+        }
+        check_sweep(&JointOperation::Rot3D1 { measured, beta }, &body, &mut rng, &motions, "thin Rot3D1")?;
+        check_sweep(&JointOperation::Rot3D4 { measured, beta }, &body, &mut rng, &motions, "thin Rot3D4")?;
+        let delta = beta;
+        let j = JointType::LocationUncertain { delta };
+        let motions: Vec<DAffine3> = (0..32)
+            .map(|k| {
+                let len = if k % 2 == 0 { delta } else { delta * rng.unit() };
+                j.transform(&(measured_t + rng.unit_vec() * len).to_array())
+            })
+            .collect();
+        check_sweep(&JointOperation::Trans3D1 { measured: measured_t, delta }, &body, &mut rng, &motions, "thin Trans3D1")?;
+    }
+
+    /// Plain and omnidirectional vehicles with thin `φ`, `s` and `α`.
+    #[test]
+    fn vehicle_covers_thin_braking_arcs(body in body(), phi in prop_oneof![Just(Interval::ZERO), thin_or_wide(PI, 0.4)],
+                                        s in thin_or_wide(3.0, 1.5), alpha in thin_or_wide(2.0, 1.0),
+                                        l in 1usize..=4, seed in any::<u64>()) {
+        let mut rng = Rng(seed);
+        let motions = vehicle_motions(phi, s, alpha, &mut rng);
+        check_sweep(&JointOperation::VehicleCirc { l, phi, s, alpha }, &body, &mut rng, &motions, "thin VehicleCirc")?;
+        check_sweep(&JointOperation::Vehicle1 { phi, s, alpha }, &body, &mut rng, &motions, "thin Vehicle1")?;
     }
 }
 
@@ -1178,4 +1341,121 @@ fn braking_intervals_reject_bad_input() {
             ..
         })
     ));
+}
+
+/// A saved counterexample of `vehicle_covers_braking_arcs` (point intervals).
+#[test]
+fn vehicle1_point_interval_regression() {
+    let body = Ssch::new(
+        vec![
+            DVec3::new(-1.672_253_759_443_316_2, 0.0, 0.0),
+            DVec3::new(
+                1.500_028_018_710_251,
+                -0.005_556_377_672_350_727_5,
+                1.967_948_514_899_809,
+            ),
+        ],
+        0.0,
+    )
+    .unwrap();
+    let s = iv(-2.353_725_793_909_149_4, -2.353_725_793_909_149_4);
+    let alpha = iv(-4.700_132_004_404_177_6e-4, -4.700_132_004_404_177_6e-4);
+    let (l, seed) = (1, 5_504_920_754_370_468_293);
+    let mut rng = Rng(seed);
+    let phi = Interval::ZERO;
+    let motions = vehicle_motions(phi, s, alpha, &mut rng);
+    let circ = JointOperation::VehicleCirc { l, phi, s, alpha };
+    check_sweep(&circ, &body, &mut rng, &motions, "VehicleCirc").unwrap();
+    let v1 = JointOperation::Vehicle1 { phi, s, alpha };
+    check_sweep(&v1, &body, &mut rng, &motions, "Vehicle1").unwrap();
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// A spherical joint measured with uncertainty `uᵢ` per tangent
+    /// coordinate: every orientation whose rotation vector from the
+    /// measured one is off by at most `uᵢ` per component (on either side)
+    /// lies in the swept volume.
+    #[test]
+    fn spherical_uncertainty_is_covered(body in body(), u in prop::collection::vec(prop_oneof![Just(0.0), 0.0..0.2f64], 3),
+                                        rot4 in any::<bool>(), seed in any::<u64>()) {
+        let mut rng = Rng(seed);
+        let tree = KinematicTree::new(vec![
+            LinkSpec::new("ball", None).with_joint(Joint::new("ball", JointType::Spherical)),
+        ])
+        .unwrap();
+        let measured = rng.quat();
+        let q = measured.to_array().to_vec();
+        let models: Vec<BrakingModel> = u.iter().map(|&u| BrakingModel::new(0.1, 1.0).with_uncertainty(u)).collect();
+        let intervals = braking_intervals(&tree, &q, &[0.0; 3], &models).unwrap();
+        let options = SweptVolumeOptions::default().with_orientation(if rot4 {
+            OrientationCover::Rot3D4
+        } else {
+            OrientationCover::Rot3D1
+        });
+        let swept = swept_ssch(&tree, 0, &body, &intervals, None, &options)
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        for k in 0..40 {
+            let e = DVec3::new(
+                u[0] * if k < 8 { if k & 1 == 0 { 1.0 } else { -1.0 } } else { rng.range(-1.0, 1.0) },
+                u[1] * if k < 8 { if k & 2 == 0 { 1.0 } else { -1.0 } } else { rng.range(-1.0, 1.0) },
+                u[2] * if k < 8 { if k & 4 == 0 { 1.0 } else { -1.0 } } else { rng.range(-1.0, 1.0) },
+            );
+            let err = DQuat::from_scaled_axis(e);
+            for truth in [err * measured, measured * err] {
+                let pose = tree.poses(&truth.to_array()).unwrap()[0];
+                for x in body_samples(&body, &mut rng, 1) {
+                    assert_inside(&swept, pose.transform_point3(x), "spherical with uncertainty")?;
+                }
+            }
+        }
+    }
+}
+
+/// Uncertainty that no operation covers is refused, naming the link.
+#[test]
+fn uncovered_uncertainty_is_a_typed_error() {
+    let cases = [
+        (JointType::Floating, 7, 6),
+        (JointType::Planar { normal: DVec3::Z }, 3, 3),
+        (JointType::OrientationUncertain { beta: 0.1 }, 4, 3),
+        (JointType::LocationUncertain { delta: 0.1 }, 3, 3),
+    ];
+    for (kind, nq, dof) in cases {
+        let tree = KinematicTree::new(vec![
+            LinkSpec::new("body", None).with_joint(Joint::new("j", kind)),
+        ])
+        .unwrap();
+        let mut q = vec![0.0; nq];
+        if nq == 4 {
+            q[3] = 1.0;
+        } else if nq == 7 {
+            q[6] = 1.0;
+        }
+        let certain = vec![BrakingModel::new(0.1, 1.0); dof];
+        assert!(
+            braking_intervals(&tree, &q, &vec![0.0; dof], &certain).is_ok(),
+            "{kind:?}"
+        );
+        let mut uncertain = certain.clone();
+        uncertain[dof - 1] = uncertain[dof - 1].with_uncertainty(1e-3);
+        match braking_intervals(&tree, &q, &vec![0.0; dof], &uncertain) {
+            Err(KinematicsError::OutOfRange { link, field, .. }) => {
+                assert_eq!((link.as_str(), field), ("body", "uncertainty"), "{kind:?}");
+            }
+            other => panic!("{kind:?}: {other:?}"),
+        }
+    }
+    // A spherical joint's uncertainty is covered, down to the smallest.
+    let tree = KinematicTree::new(vec![
+        LinkSpec::new("ball", None).with_joint(Joint::new("ball", JointType::Spherical)),
+    ])
+    .unwrap();
+    let models = vec![BrakingModel::new(0.1, 1.0).with_uncertainty(1e-300); 3];
+    let i = braking_intervals(&tree, &[0.0, 0.0, 0.0, 1.0], &[0.0; 3], &models).unwrap();
+    match &i[0] {
+        JointInterval::Rotation { beta, .. } => assert!(*beta >= 3f64.sqrt() * 1e-300),
+        other => panic!("{other:?}"),
+    }
 }
