@@ -51,7 +51,7 @@ use std::time::Instant;
 
 use armature_bvh_geometry::query::{
     CappedDistance, CollideMode, CollideWorkspace, DistanceCache, DistanceWorkspace, MeshDistance,
-    MeshObject, capped_distance, collide,
+    MeshObject, capped_distance, collide, containment,
 };
 use armature_bvh_geometry::{
     ArticulatedBody, DisabledPairs, DynamicHierarchyOptions, DynamicLinkHierarchy,
@@ -216,7 +216,9 @@ impl Scene<'_> {
         (mu * (1.0 - t) + 0.5 * delta).max(delta) * (1.0 + 1e-9)
     }
 
-    /// Whether the pair's meshes intersect at `t` (touching counts).
+    /// Whether the pair intersects at `t`: its meshes' triangles meet
+    /// (touching counts), or a closed mesh of the pair holds part of the
+    /// other ([`Scene::contained_at`]).
     fn intersects_at(
         &self,
         link: usize,
@@ -229,7 +231,53 @@ impl Scene<'_> {
         let (gb, pose_b) = self.other_at(other, t, &ws.poses)?;
         let a = MeshObject::new(&ga.mesh, &ga.obb_tree, ws.poses[link])?;
         let b = MeshObject::new(&gb.mesh, &gb.obb_tree, pose_b)?;
-        Ok(collide(&a, &b, CollideMode::First, &mut ws.collide).colliding)
+        if collide(&a, &b, CollideMode::First, &mut ws.collide).colliding {
+            return Ok(true);
+        }
+        Ok(self.contained_at(link, other, t, ws)?.is_some())
+    }
+
+    /// The witness when, at `t`, a closed mesh of the pair bounds a solid
+    /// holding part of the other mesh (a link inside a closed obstacle, an
+    /// obstacle or a link inside a closed link): the pair overlaps although
+    /// no triangles meet. The contact's distance is 0, its triangles and
+    /// points are the inner point and the nearest point of the enclosing
+    /// surface. Open meshes bound nothing; two open meshes never answer.
+    fn contained_at(
+        &self,
+        link: usize,
+        other: Other,
+        t: f64,
+        ws: &mut CcdWorkspace,
+    ) -> Result<Option<Contact>, CcdError> {
+        self.motion.poses_at(t, &mut ws.poses)?;
+        let ga = link_geometry(self.body, link)?;
+        let (gb, pose_b) = self.other_at(other, t, &ws.poses)?;
+        if !ga.is_closed() && !gb.is_closed() {
+            return Ok(None);
+        }
+        let a = MeshObject::new(&ga.mesh, &ga.obb_tree, ws.poses[link])?;
+        let b = MeshObject::new(&gb.mesh, &gb.obb_tree, pose_b)?;
+        let Some(w) = containment(&a, &ga.topology, &b, &gb.topology)? else {
+            return Ok(None);
+        };
+        let normal = (w.point_b - w.point_a).try_normalize().unwrap_or_else(|| {
+            let n = gb
+                .mesh
+                .get_triangle(w.triangle_b as usize)
+                .map_or(DVec3::ZERO, |[p, q, r]| (q - p).cross(r - p));
+            -pose_b.transform_vector3(n).normalize_or_zero()
+        });
+        Ok(Some(Contact {
+            time: t,
+            link,
+            other,
+            triangle_a: w.triangle_a,
+            triangle_b: w.triangle_b,
+            distance: 0.0,
+            point: (w.point_a + w.point_b) * 0.5,
+            normal,
+        }))
     }
 
     /// The witness of a contact at `t` from the distance answer.
@@ -526,7 +574,15 @@ fn lower_bounds(
                 }
                 0.0
             }
-            None => scene.step(mu, 0.0, d.lower_bound).unwrap_or(f64::INFINITY),
+            // Apart by more than the threshold: only a closed mesh holding
+            // part of the other makes the pair overlap.
+            None => match scene.contained_at(task.link, task.other, 0.0, ws)? {
+                Some(c) => {
+                    *at_start = Some(c);
+                    return Ok(());
+                }
+                None => scene.step(mu, 0.0, d.lower_bound).unwrap_or(f64::INFINITY),
+            },
         };
     }
     Ok(())

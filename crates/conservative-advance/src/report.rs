@@ -11,7 +11,10 @@ pub enum CcdStatus {
     Free,
     /// A pair comes within the threshold; the contact is the first one.
     Collides,
-    /// Some pair intersects at `t = 0`.
+    /// Some pair intersects at `t = 0`: its triangles meet (touching
+    /// counts), or a closed mesh of the pair holds part of the other (a
+    /// link inside a closed obstacle, an obstacle or a link inside a closed
+    /// link).
     CollidingAtStart,
     /// A pair ran out of iterations before it converged: the motion *may*
     /// collide at or after [`CcdReport::toc_lower_bound`].
@@ -41,7 +44,10 @@ pub struct Contact {
     pub triangle_a: u32,
     /// The triangle of the other mesh holding the closest point.
     pub triangle_b: u32,
-    /// The pair's distance at [`Contact::time`] (at most the threshold).
+    /// The pair's distance at [`Contact::time`] (at most the threshold);
+    /// 0 when a closed mesh holds part of the other at the start, the
+    /// triangles and points then being the inner point and the nearest
+    /// point of the enclosing surface.
     pub distance: f64,
     /// World point: the middle of the two closest points.
     pub point: DVec3,
