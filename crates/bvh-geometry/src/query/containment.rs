@@ -158,10 +158,16 @@ pub struct ContainmentWitness {
 /// Whether a connected component of `b` lies inside the solid of `a`
 /// (when `a` is closed) or one of `a` inside the solid of `b` (when `b` is
 /// closed), at the objects' poses; `None` when neither holds, and always
-/// for two open meshes. See the [module docs](self) for the method; meant
-/// for pairs whose surfaces do not intersect (as [`super::collide`]
-/// decides), for which a part of one inside the other is the only way to
-/// overlap.
+/// for two open meshes. Meant for pairs whose surfaces do not intersect
+/// (as [`super::collide`] decides), for which a part of one inside the
+/// other is the only way to overlap: each connected component
+/// ([`MeshTopology::component_triangles`]) then lies wholly inside or
+/// wholly outside the other solid, and its first triangle's corners and
+/// centroid are probed with [`point_location`] (points outside the other
+/// mesh's root bounding volume are outside without one). Conservative: a
+/// component whose probes are all too near the surface to decide counts
+/// as inside. The cost is one pass over the other mesh's triangles per
+/// probed component; the witness's nearest surface point costs another.
 ///
 /// # Errors
 /// [`GeometryError::TopologyMeshMismatch`] when a topology was computed on
