@@ -77,6 +77,19 @@
 //! evaluated about `μ_p / D` times instead of `n` times, which makes the
 //! oracle cheap on free motions. Tests run both ways and compare.
 //!
+//! # Solids
+//!
+//! A closed mesh (every edge used by exactly two triangles, in opposite
+//! directions) bounds a solid, and a piece inside it collides with it
+//! although no triangles meet, as in the pipeline. The oracle decides this
+//! with code of its own: closedness from a map of directed edges, one
+//! vertex per connected component, and inside-ness by signed ray crossings
+//! (rays through an edge or a vertex are discarded for another direction),
+//! where the pipeline uses solid angles. It is tested at `t = 0` only: a
+//! pair that starts apart cannot enter a solid without crossing its
+//! surface, which the samples catch. [`Oracle::colliding_at`] and
+//! [`Oracle::distance_at`] count it at any time.
+//!
 //! # Budget
 //!
 //! At most [`OracleOptions::max_samples`] sample times are visited; past
@@ -114,6 +127,8 @@ use armature_bvh_geometry::{GeometryError, LinkGeometry, ObstacleMotion};
 use armature_conservative_advance::{CcdReport, CcdStatus, Other};
 use armature_kinematics::{InBetweenMotion, JointType, MotionBounds};
 use glam::{DAffine3, DVec3};
+
+use std::collections::BTreeMap;
 
 use crate::{Error, Scene};
 
@@ -450,6 +465,9 @@ pub struct Oracle {
     link_tested: Vec<bool>,
     /// Whether each obstacle is in some pair.
     obstacle_tested: Vec<bool>,
+    /// Per piece (links, then obstacles): the oracle's own view of its
+    /// mesh as a solid (see [`Solid`]).
+    solids: Vec<Solid>,
     threshold: f64,
 }
 
@@ -569,6 +587,20 @@ impl Oracle {
             obstacle_speed: scene.obstacles().iter().map(obstacle_speed).collect(),
             link_tested,
             obstacle_tested,
+            solids: body
+                .links()
+                .iter()
+                .map(|g| {
+                    g.as_ref()
+                        .map_or_else(Solid::default, |g| Solid::new(&g.mesh))
+                })
+                .chain(
+                    scene
+                        .obstacles()
+                        .iter()
+                        .map(|o| Solid::new(&o.geometry().mesh)),
+                )
+                .collect(),
             threshold: options
                 .distance_threshold
                 .unwrap_or_else(|| scene.distance_threshold()),
@@ -635,7 +667,8 @@ impl Oracle {
     }
 
     /// Whether some tested pair intersects at time `t` of the motion
-    /// `q0 → q1` (touching counts).
+    /// `q0 → q1` (touching counts, and a closed mesh holding part of the
+    /// other, see [Solids](self#solids)).
     ///
     /// # Errors
     /// As [`Oracle::verdict`], and [`Error::InvalidOption`] (`t`) unless
@@ -645,7 +678,7 @@ impl Oracle {
         let mut s = Sampler::new(self, q0, q1)?;
         s.pose(t)?;
         for p in 0..self.pairs.len() {
-            if s.test(p, false)?.0 {
+            if s.test(p, false)?.0 || s.contained(p)? {
                 return Ok(true);
             }
         }
@@ -653,8 +686,8 @@ impl Oracle {
     }
 
     /// The smallest distance over the tested pairs at time `t` of the
-    /// motion `q0 → q1` (`0` when some pair intersects, `+∞` without
-    /// pairs).
+    /// motion `q0 → q1` (`0` when some pair intersects or a closed mesh
+    /// holds part of the other, `+∞` without pairs).
     ///
     /// # Errors
     /// As [`Oracle::colliding_at`].
@@ -665,7 +698,7 @@ impl Oracle {
         let mut d = f64::INFINITY;
         for p in 0..self.pairs.len() {
             let (hit, dp) = s.test(p, true)?;
-            if hit {
+            if hit || s.contained(p)? {
                 return Ok(0.0);
             }
             d = d.min(dp);
@@ -1030,6 +1063,41 @@ impl<'o> Sampler<'o> {
         Ok((false, d))
     }
 
+    /// Whether, at the current poses, a closed mesh of pair `p` bounds a
+    /// solid holding part of the other mesh ([Solids](self#solids)).
+    fn contained(&mut self, p: usize) -> Result<bool, Error> {
+        let pair = self.oracle.pairs[p];
+        let a = Piece::Link(pair.link);
+        let b = match pair.other {
+            Other::Link(j) => Piece::Link(j),
+            Other::Obstacle(o) => Piece::Obstacle(o),
+        };
+        for (outer, inner) in [(a, b), (b, a)] {
+            let solid = &self.oracle.solids[self.slot(outer)];
+            if !solid.closed {
+                continue;
+            }
+            let (go, po) = self.piece(outer)?;
+            let (gi, pi) = self.piece(inner)?;
+            let to_outer = po.inverse() * pi;
+            for &v in &self.oracle.solids[self.slot(inner)].probes {
+                let x = to_outer.transform_point3(gi.mesh.vertices()[v as usize]);
+                if ray_winding_inside(&go.mesh, x) {
+                    return Ok(true);
+                }
+            }
+        }
+        Ok(false)
+    }
+
+    /// The index of a piece in per-piece arrays (links, then obstacles).
+    fn slot(&self, piece: Piece) -> usize {
+        match piece {
+            Piece::Link(i) => i,
+            Piece::Obstacle(o) => self.poses.len() + o,
+        }
+    }
+
     /// The grid time of index `k` of `n`.
     fn time(k: u64, n: u64) -> f64 {
         if k >= n {
@@ -1079,6 +1147,9 @@ impl<'o> Sampler<'o> {
                 }
                 self.stats.pair_tests += 1;
                 let (hit, d) = self.test(p, true)?;
+                // A pair that starts apart cannot enter a solid without
+                // crossing its surface: containment matters at t = 0 only.
+                let hit = hit || (k == 0 && self.contained(p)?);
                 let track = &mut self.tracks[p];
                 track.last_t = t;
                 track.last_d = d;
@@ -1147,6 +1218,110 @@ impl<'o> Sampler<'o> {
             pair: (p.link, p.other),
         })
     }
+}
+
+/// The oracle's own view of a mesh as a solid, by code of its own (no
+/// query of `armature-bvh-geometry`): whether every directed edge appears
+/// exactly once and its reverse exactly once (closed and consistently
+/// oriented), and one vertex per connected component.
+#[derive(Clone, Debug, Default)]
+struct Solid {
+    closed: bool,
+    probes: Vec<u32>,
+}
+
+impl Solid {
+    fn new(mesh: &armature_bvh_geometry::TriMesh) -> Self {
+        let mut directed: BTreeMap<(u32, u32), usize> = BTreeMap::new();
+        for t in mesh.indices() {
+            for k in 0..3 {
+                *directed.entry((t[k], t[(k + 1) % 3])).or_default() += 1;
+            }
+        }
+        let closed = directed
+            .iter()
+            .all(|(&(a, b), &n)| n == 1 && directed.get(&(b, a)) == Some(&1));
+        // Components by flooding over shared vertices.
+        let mut by_vertex: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+        for (i, t) in mesh.indices().iter().enumerate() {
+            for &v in t {
+                by_vertex.entry(v).or_default().push(i);
+            }
+        }
+        let mut seen = vec![false; mesh.num_triangles()];
+        let mut probes = Vec::new();
+        for start in 0..mesh.num_triangles() {
+            if seen[start] {
+                continue;
+            }
+            probes.push(mesh.indices()[start][0]);
+            seen[start] = true;
+            let mut stack = vec![start];
+            while let Some(i) = stack.pop() {
+                for v in mesh.indices()[i] {
+                    for &j in by_vertex.get(&v).map_or(&[][..], Vec::as_slice) {
+                        if !seen[j] {
+                            seen[j] = true;
+                            stack.push(j);
+                        }
+                    }
+                }
+            }
+        }
+        Self { closed, probes }
+    }
+}
+
+/// Whether `x` is inside the solid a closed mesh bounds (mesh frame), by
+/// signed ray crossings (the winding number) along fixed directions in
+/// general position; a ray that passes within a relative `1e-9` of an edge,
+/// a vertex or the point itself is discarded for the next direction. When
+/// every direction is discarded the point lies on the surface, which the
+/// triangle tests report anyway: inside.
+fn ray_winding_inside(mesh: &armature_bvh_geometry::TriMesh, x: DVec3) -> bool {
+    const EPS: f64 = 1e-9;
+    const DIRECTIONS: [DVec3; 4] = [
+        DVec3::new(0.8017, 0.4339, 0.4111),
+        DVec3::new(-0.3273, 0.8231, 0.4641),
+        DVec3::new(0.2311, -0.5871, 0.7759),
+        DVec3::new(-0.6203, -0.4409, -0.6487),
+    ];
+    'directions: for d in DIRECTIONS {
+        let d = d.normalize();
+        let mut winding = 0i64;
+        for [a, b, c] in mesh.triangles() {
+            let (e1, e2, s) = (b - a, c - a, x - a);
+            let scale = e1.length().max(e2.length()).max(s.length());
+            let pvec = d.cross(e2);
+            let det = e1.dot(pvec);
+            let n = e1.cross(e2);
+            if det.abs() <= EPS * e1.length() * e2.length() {
+                // Parallel to the plane: no crossing unless in the plane.
+                if n.dot(s).abs() <= EPS * scale * n.length() {
+                    continue 'directions;
+                }
+                continue;
+            }
+            let inv = 1.0 / det;
+            let u = s.dot(pvec) * inv;
+            let q = s.cross(e1);
+            let v = d.dot(q) * inv;
+            let t = e2.dot(q) * inv;
+            let w = 1.0 - u - v;
+            if t < -EPS * scale {
+                continue;
+            }
+            if u < -EPS || v < -EPS || w < -EPS {
+                continue;
+            }
+            if t <= EPS * scale || u <= EPS || v <= EPS || w <= EPS {
+                continue 'directions;
+            }
+            winding += if det > 0.0 { 1 } else { -1 };
+        }
+        return winding != 0;
+    }
+    true
 }
 
 /// Grid steps to the pair's next evaluation after distance `d` ((O2) in

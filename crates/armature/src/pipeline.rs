@@ -37,7 +37,7 @@
 use std::sync::Arc;
 
 use armature_bvh_geometry::query::{
-    CollideMode, CollideWorkspace, DistanceWorkspace, MeshObject, collide, distance,
+    CollideMode, CollideWorkspace, DistanceWorkspace, MeshObject, collide, containment, distance,
 };
 use armature_bvh_geometry::{Aabb, LinkGeometry};
 use armature_conservative_advance::{CcdOptions, CcdReport, CcdScene, CcdWorkspace, Other};
@@ -319,8 +319,9 @@ impl Pipeline {
     }
 
     /// The discrete test at one configuration: whether any tested pair
-    /// intersects (touching counts), and the smallest distance with its
-    /// pair and witness points.
+    /// intersects (touching counts; a closed mesh holding part of the
+    /// other counts too, see [`CheckReport::colliding`]), and the smallest
+    /// distance with its pair and witness points.
     ///
     /// # Errors
     /// [`Error::Configuration`] (`config`); [`Error::Geometry`] for poses
@@ -329,7 +330,8 @@ impl Pipeline {
         check(scene, q, true)
     }
 
-    /// Whether any tested pair intersects at `q` (touching counts); stops
+    /// Whether any tested pair intersects at `q` (touching counts, and a
+    /// closed mesh holding part of the other, as [`Pipeline::check`]); stops
     /// at the first intersecting pair and skips pairs whose world boxes are
     /// apart. Cheaper than [`Pipeline::check`].
     ///
@@ -377,7 +379,8 @@ pub struct PairWitness {
     pub triangle_a: u32,
     /// Triangle of the other's mesh.
     pub triangle_b: u32,
-    /// Their distance (0 when they intersect).
+    /// Their distance (0 when they intersect, or when a closed mesh holds
+    /// the other).
     pub distance: f64,
     /// Closest point on the link (world).
     pub point_a: DVec3,
@@ -388,9 +391,15 @@ pub struct PairWitness {
 /// The answer of [`Pipeline::check`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CheckReport {
-    /// Whether some tested pair intersects (touching counts).
+    /// Whether some tested pair intersects: its triangles meet (touching
+    /// counts), or a closed mesh of the pair
+    /// ([`LinkGeometry::is_closed`]) bounds a solid holding part of the
+    /// other (a link inside a closed obstacle, an obstacle or a link inside
+    /// a closed link). Open meshes bound nothing.
     pub colliding: bool,
-    /// The first intersecting pair found, if any.
+    /// The first intersecting pair found, if any. For a pair where a
+    /// closed mesh holds the other, the witness points are the inner point
+    /// and the nearest point of the enclosing surface.
     pub collision: Option<PairWitness>,
     /// Smallest distance over the tested pairs (`+∞` when there is no
     /// pair; not computed by [`Pipeline::collides`]).
@@ -496,9 +505,8 @@ fn check(scene: &Scene, q: &[f64], with_distance: bool) -> Result<CheckReport, E
             let mb = MeshObject::new(&b.geometry.mesh, &b.geometry.obb_tree, b.pose)
                 .map_err(|e| Error::geometry(context(), e))?;
             let c = collide(&ma, &mb, CollideMode::First, &mut cws);
-            if let (true, Some([ta, tb])) = (c.colliding, c.first) {
-                report.colliding = true;
-                report.collision = Some(PairWitness {
+            let witness = match (c.colliding, c.first) {
+                (true, Some([ta, tb])) => Some(PairWitness {
                     link: i,
                     other,
                     triangle_a: ta,
@@ -510,7 +518,25 @@ fn check(scene: &Scene, q: &[f64], with_distance: bool) -> Result<CheckReport, E
                     point_b: b
                         .pose
                         .transform_point3(triangle_centroid(&b.geometry.mesh, tb)),
-                });
+                }),
+                // No triangles meet: the pair still overlaps when a closed
+                // mesh holds part of the other.
+                (false, _) => containment(&ma, &a.geometry.topology, &mb, &b.geometry.topology)
+                    .map_err(|e| Error::geometry(context(), e))?
+                    .map(|w| PairWitness {
+                        link: i,
+                        other,
+                        triangle_a: w.triangle_a,
+                        triangle_b: w.triangle_b,
+                        distance: 0.0,
+                        point_a: w.point_a,
+                        point_b: w.point_b,
+                    }),
+                (true, None) => None,
+            };
+            if let Some(w) = witness {
+                report.colliding = true;
+                report.collision = Some(w);
                 if !with_distance {
                     return Ok(report);
                 }

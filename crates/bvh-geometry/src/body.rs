@@ -4,7 +4,8 @@
 //! optional [`LinkGeometry`] in the link frame: the mesh, its OBB, LSS,
 //! bounding sphere, convex hull points (with the radius that makes their
 //! SSCH hold every vertex), mass properties when the mesh is closed, and
-//! OBB and RSS hierarchies ([`Bvh`]). Bodies are built from code (a tree
+//! OBB and RSS hierarchies ([`Bvh`]), and whether the mesh is closed
+//! ([`LinkGeometry::is_closed`]). Bodies are built from code (a tree
 //! and one optional mesh per link) or, with the `urdf` feature, from a URDF
 //! file and its mesh files: each link's collision elements (visual ones
 //! when it has none) are loaded or tessellated, placed by their origins and
@@ -46,6 +47,7 @@ use crate::hull::ConvexHull;
 use crate::mass::MassProperties;
 use crate::mesh::TriMesh;
 use crate::monitor::MonitorObstacle;
+use crate::topology::MeshTopology;
 use armature_interval_taylor::Interval;
 use armature_kinematics::{KinematicTree, LinkObb, LocalMotion, Ssch};
 use glam::{DAffine3, DVec3};
@@ -83,6 +85,10 @@ pub struct LinkGeometry {
     pub obb_tree: Arc<Bvh<Obb>>,
     /// RSS hierarchy over the mesh, [`RSS_LEAF_TRIANGLES`] per leaf.
     pub rss_tree: Arc<Bvh<Rss>>,
+    /// Closedness and connected components of the mesh: a closed mesh
+    /// bounds a solid, and geometry inside it collides with it (see
+    /// [`crate::query::containment`]).
+    pub topology: MeshTopology,
 }
 
 impl LinkGeometry {
@@ -128,6 +134,7 @@ impl LinkGeometry {
             )
             .map_err(named)?,
         );
+        let topology = MeshTopology::new(&mesh);
         Ok(Self {
             mesh,
             obb,
@@ -138,7 +145,18 @@ impl LinkGeometry {
             mass,
             obb_tree,
             rss_tree,
+            topology,
         })
+    }
+
+    /// Whether the mesh is closed (every edge used by exactly two
+    /// triangles in opposite directions, see [`MeshTopology`]): then it
+    /// bounds a solid, and a link or obstacle inside it collides with it
+    /// although no triangles meet. Computed once, by
+    /// [`LinkGeometry::from_mesh`].
+    #[must_use]
+    pub fn is_closed(&self) -> bool {
+        self.topology.is_closed()
     }
 
     /// The OBB as the kinematics crate's link box (for the dynamic

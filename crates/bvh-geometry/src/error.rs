@@ -191,6 +191,18 @@ pub enum GeometryError {
         /// Triangles the mesh has.
         mesh_triangles: usize,
     },
+    /// A [`crate::MeshTopology`] was paired with a mesh other than the one
+    /// it was computed on (the triangle counts differ).
+    #[error(
+        "the topology was computed on {topology_triangles} triangles but the mesh has \
+         {mesh_triangles}: compute it on this mesh"
+    )]
+    TopologyMeshMismatch {
+        /// Triangles of the mesh the topology was computed on.
+        topology_triangles: usize,
+        /// Triangles the mesh has.
+        mesh_triangles: usize,
+    },
     /// A kinematics operation failed (enclosures, swept volumes, braking
     /// intervals, URDF parsing); `context` names the link, pair or file.
     #[error("{context}: {source}")]

@@ -17,7 +17,7 @@
 //!
 //! | module | what |
 //! |---|---|
-//! | [`mesh`], [`mass`], [`hull`], `io` (feature `io`) | validated triangle meshes, mass properties, convex hulls, STL/OBJ import |
+//! | [`mesh`], [`mass`], [`hull`], [`topology`], `io` (feature `io`) | validated triangle meshes, mass properties, convex hulls, closedness and components, STL/OBJ import |
 //! | [`bv`] | bounding volumes and their fitting (containment guaranteed) |
 //! | [`query`] | primitive queries: triangle–triangle, segment, OBB SAT, RSS distance, … |
 //! | [`bvh`] | flat BV hierarchies and mesh–mesh queries (collide, distance, GREEDY-DIST) |
@@ -40,6 +40,7 @@ pub mod mass;
 pub mod mesh;
 pub mod monitor;
 pub mod query;
+pub mod topology;
 
 pub use aabb_tree::{AabbTree, AabbTreeWorkspace};
 pub use body::{
@@ -63,3 +64,4 @@ pub use monitor::{
     MonitorBudget, MonitorObstacle, MonitorOptions, MonitorPair, MonitorReport, SweptVolumeMonitor,
 };
 pub use query::ClosestPoints;
+pub use topology::MeshTopology;

@@ -255,7 +255,7 @@ fn subexpressions(w0: f64, w1: f64, w2: f64) -> (f64, f64, f64, f64, f64, f64) {
 /// Checks that every edge is used by exactly two triangles, once in each
 /// direction. Reports the offending edge that comes first in triangle
 /// order, so the error is deterministic.
-fn check_closed(indices: &[[u32; 3]]) -> Result<(), GeometryError> {
+pub(crate) fn check_closed(indices: &[[u32; 3]]) -> Result<(), GeometryError> {
     // Undirected edge (min, max) -> (uses in the min->max direction, uses in
     // the max->min direction, first triangle that used it).
     let mut edges: HashMap<(u32, u32), (usize, usize, usize)> =

@@ -199,7 +199,12 @@ proptest! {
         let slack = 1e-12 * (brute + s);
         prop_assert!(r.lower_bound <= brute + slack, "lower {} > d = {brute}", r.lower_bound);
         prop_assert!(r.lower_bound <= cap);
-        prop_assert!(r.lower_bound >= (brute / (1.0 + e)).min(cap) - slack, "lower {} vs d = {brute}, cap {cap}", r.lower_bound);
+        // Informative: below the ideal bound only by the triangle queries'
+        // certified rounding estimates, which reach about 1e-8 of the
+        // coordinate scale for near-sliver triangles (the bound subtracts
+        // them so that it stays below the distance in floating point).
+        let certified = 2e-8 * s;
+        prop_assert!(r.lower_bound >= (brute / (1.0 + e)).min(cap) - slack - certified, "lower {} vs d = {brute}, cap {cap}", r.lower_bound);
         if let Some(n) = r.nearest {
             prop_assert!(n.distance <= cap && n.distance >= brute - slack);
             prop_assert!(n.distance <= (1.0 + e) * brute + slack);

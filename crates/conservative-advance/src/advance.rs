@@ -67,7 +67,7 @@ use std::time::Instant;
 
 use armature_bvh_geometry::query::{
     CappedDistance, CollideMode, CollideWorkspace, DistanceCache, DistanceWorkspace, MeshDistance,
-    MeshObject, capped_distance, collide,
+    MeshObject, capped_distance, collide, containment,
 };
 use armature_bvh_geometry::{
     ArticulatedBody, DisabledPairs, DynamicHierarchyOptions, DynamicLinkHierarchy,
@@ -244,8 +244,9 @@ impl Scene<'_> {
         (mu * (1.0 - t) + c).max(2.0 * c) * (1.0 + 1e-9)
     }
 
-    /// Whether the pair's meshes intersect at `t` (touching counts).
-    fn intersects_at(
+    /// Whether the pair's triangles meet at `t` (touching counts); see
+    /// [`Scene::contained_at`] for the solids.
+    fn surfaces_meet_at(
         &self,
         link: usize,
         other: Other,
@@ -258,6 +259,49 @@ impl Scene<'_> {
         let a = MeshObject::new(&ga.mesh, &ga.obb_tree, ws.poses[link])?;
         let b = MeshObject::new(&gb.mesh, &gb.obb_tree, pose_b)?;
         Ok(collide(&a, &b, CollideMode::First, &mut ws.collide).colliding)
+    }
+
+    /// The witness when, at `t`, a closed mesh of the pair bounds a solid
+    /// holding part of the other mesh (a link inside a closed obstacle, an
+    /// obstacle or a link inside a closed link): the pair overlaps although
+    /// no triangles meet. The contact's distance is 0, its triangles and
+    /// points are the inner point and the nearest point of the enclosing
+    /// surface. Open meshes bound nothing; two open meshes never answer.
+    fn contained_at(
+        &self,
+        link: usize,
+        other: Other,
+        t: f64,
+        ws: &mut CcdWorkspace,
+    ) -> Result<Option<Contact>, CcdError> {
+        self.motion.poses_at(t, &mut ws.poses)?;
+        let ga = link_geometry(self.body, link)?;
+        let (gb, pose_b) = self.other_at(other, t, &ws.poses)?;
+        if !ga.is_closed() && !gb.is_closed() {
+            return Ok(None);
+        }
+        let a = MeshObject::new(&ga.mesh, &ga.obb_tree, ws.poses[link])?;
+        let b = MeshObject::new(&gb.mesh, &gb.obb_tree, pose_b)?;
+        let Some(w) = containment(&a, &ga.topology, &b, &gb.topology)? else {
+            return Ok(None);
+        };
+        let normal = (w.point_b - w.point_a).try_normalize().unwrap_or_else(|| {
+            let n = gb
+                .mesh
+                .get_triangle(w.triangle_b as usize)
+                .map_or(DVec3::ZERO, |[p, q, r]| (q - p).cross(r - p));
+            -pose_b.transform_vector3(n).normalize_or_zero()
+        });
+        Ok(Some(Contact {
+            time: t,
+            link,
+            other,
+            triangle_a: w.triangle_a,
+            triangle_b: w.triangle_b,
+            distance: 0.0,
+            point: (w.point_a + w.point_b) * 0.5,
+            normal,
+        }))
     }
 
     /// The witness of a contact at `t` from the distance answer.
@@ -648,8 +692,7 @@ fn lower_bounds(
             d = scene.capped_at(link, other, 0.0, cap, 0.0, ws, &mut cache, stats)?;
         }
         let starts_touching = !(d.lower_bound > 0.0);
-        if (starts_touching || d.lower_bound < far)
-            && (starts_touching || scene.intersects_at(link, other, 0.0, ws)?)
+        if starts_touching || (d.lower_bound < far && scene.surfaces_meet_at(link, other, 0.0, ws)?)
         {
             let n = match d.nearest {
                 Some(n) => n,
@@ -666,6 +709,12 @@ fn lower_bounds(
             let c = scene.contact(link, other, 0.0, &n, &poses);
             ws.poses = poses;
             *at_start = Some(c?);
+            return Ok(());
+        }
+        // Apart: only a closed mesh holding part of the other makes the
+        // pair overlap.
+        if let Some(c) = scene.contained_at(link, other, 0.0, ws)? {
+            *at_start = Some(c);
             return Ok(());
         }
         task.clearance = if d.lower_bound >= far {

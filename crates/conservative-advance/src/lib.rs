@@ -19,6 +19,15 @@
 //!   out the answer is "may collide at or after" a sound lower bound.
 //! - *Geometry*: polygon soups; no closed or convex mesh is assumed, so the
 //!   speed bound is the unprojected one (DESIGN.md §1).
+//! - *Closed meshes are solids*: a mesh whose every edge is shared by two
+//!   triangles traversing it in opposite directions
+//!   ([`LinkGeometry::is_closed`](armature_bvh_geometry::LinkGeometry::is_closed))
+//!   bounds a solid, and a link or obstacle starting inside it (or a link
+//!   inside another closed link) is [`CcdStatus::CollidingAtStart`] although
+//!   no triangles meet. Open meshes and soups bound nothing: only their
+//!   triangles collide. The advancement itself tests surfaces only: a pair
+//!   that starts apart cannot get inside a solid without crossing its
+//!   surface.
 //!
 //! Entry points: [`first_contact`] for one query, [`CcdScene`] prepared once
 //! for many; both with a reusable [`CcdWorkspace`]. The

@@ -13,8 +13,10 @@ pub enum CcdStatus {
     /// A pair came within twice its clearance; no pair broke its clearance
     /// before the contact's time.
     Collides,
-    /// Some pair touches or intersects at `t = 0` (containment by a closed
-    /// mesh included).
+    /// Some pair intersects at `t = 0`: its triangles meet (touching
+    /// counts, within rounding), or a closed mesh of the pair holds part of
+    /// the other (a link inside a closed obstacle, an obstacle or a link
+    /// inside a closed link).
     CollidingAtStart,
     /// A pair ran out of iterations (or of certified progress) first: the
     /// motion *may* break a clearance at or after
@@ -47,7 +49,10 @@ pub struct Contact {
     /// The triangle of the other mesh holding the closest point.
     pub triangle_b: u32,
     /// The pair's distance at [`Contact::time`] (at most twice the pair's
-    /// clearance, so at most twice the threshold).
+    /// clearance, so at most twice the threshold); 0 when a closed mesh
+    /// holds part of the other at the start, the triangles and points then
+    /// being the inner point and the nearest point of the enclosing
+    /// surface.
     pub distance: f64,
     /// World point: the middle of the two closest points.
     pub point: DVec3,

@@ -309,8 +309,10 @@ pub struct CappedDistance {
 /// `nearest` is `Some`, its distance `d̃ ≤ cap` satisfies
 /// `d ≤ d̃ ≤ (1 + ε) d` (as [`approximate_distance`]); it is `None` when
 /// no triangle pair within the cap was found. Since `d̃ ≥ d`, also
-/// `lower_bound ≥ min(d / (1 + ε), cap)` (up to one rounding step): a
-/// meshes pair at least `(1 + ε) · cap` apart gets `lower_bound = cap`.
+/// `lower_bound ≥ min(d / (1 + ε), cap)` up to the subtracted rounding
+/// estimates (a few ulps of the coordinates for well-shaped triangles,
+/// about `1e-8` of a near-sliver triangle's length): a meshes pair at
+/// least `(1 + ε) · cap` apart gets `lower_bound = cap`.
 /// Uses and updates the [`DistanceCache`] as [`distance`].
 ///
 /// # Errors

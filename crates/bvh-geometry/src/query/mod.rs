@@ -17,6 +17,7 @@
 //! | sphere–triangle, capsule–triangle | [`distance_sphere_triangle`], [`distance_capsule_triangle`] |
 //! | AABB–AABB | [`overlap_aabb_aabb`], [`distance_aabb_aabb`] |
 //! | mesh–mesh (two [`crate::Bvh`]s) | [`collide`], [`distance`], [`approximate_distance`], [`within_distance`], [`greedy_distance`] |
+//! | point–solid, mesh–solid (closed meshes) | [`winding_number`], [`point_location`], [`containment`] |
 //!
 //! **Why.** These are the leaves of every mesh query (collide, distance,
 //! GREEDY-DIST, conservative advancement) and of the bounding-volume tests on
@@ -72,6 +73,7 @@
 mod aabb_aabb;
 mod capsule_capsule;
 mod capsule_triangle;
+mod containment;
 mod face;
 mod mesh_mesh;
 mod mesh_mesh_distance;
@@ -91,6 +93,9 @@ use glam::DVec3;
 pub use aabb_aabb::{distance_aabb_aabb, overlap_aabb_aabb};
 pub use capsule_capsule::distance_capsule_capsule;
 pub use capsule_triangle::distance_capsule_triangle;
+pub use containment::{
+    ContainmentWitness, PointLocation, containment, point_location, winding_number,
+};
 pub use mesh_mesh::{
     CollideMode, CollideWorkspace, DistanceVolume, MeshCollision, MeshObject, OverlapVolume,
     QueryStats, RIGID_TOLERANCE, collide, relative_pose,

@@ -1,0 +1,187 @@
+//! Mesh topology computed once: closedness and connected components.
+//!
+//! **What.** [`MeshTopology`] records whether a [`TriMesh`] is *closed*
+//! and one triangle per connected component. A mesh is closed when every
+//! edge (a pair of vertex indices) is used by exactly two triangles that
+//! traverse it in opposite directions: a watertight, consistently oriented
+//! surface, the boundary of a solid. The test is on vertex indices, so a
+//! soup whose faces repeat vertices instead of sharing them is open until
+//! it is [`TriMesh::welded`]; the orientation may be outward or inward
+//! (the winding number is then `+1` or `−1` inside). Zero-area triangles
+//! kept by [`crate::DegeneratePolicy::Keep`] do not break closedness: they
+//! bound no volume and add no solid angle. Two triangles are in one
+//! component when a chain of triangles sharing vertex indices joins them.
+//!
+//! **Why.** A closed mesh bounds a solid, and a link inside a closed
+//! obstacle (or holding one) collides although no two triangles meet; the
+//! containment test of [`crate::query::containment`] needs to know which
+//! meshes bound solids and needs one point per component, because a
+//! component whose surface crosses no other surface lies wholly inside or
+//! wholly outside the other solid. Open meshes and soups keep surface
+//! semantics: only their triangles collide.
+//!
+//! **Cost.** `O(n)` expected time for `n` triangles (hashed edges and a
+//! union–find over vertices), once per geometry:
+//! [`crate::LinkGeometry::from_mesh`] stores the result.
+//!
+//! ```
+//! use armature_bvh_geometry::{MeshTopology, TriMesh};
+//! use glam::DVec3;
+//!
+//! let v = vec![DVec3::ZERO, DVec3::X, DVec3::Y, DVec3::Z];
+//! let tetra = TriMesh::new(v.clone(), vec![[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]])?;
+//! assert!(MeshTopology::new(&tetra).is_closed());
+//! // One face removed: open.
+//! let open = TriMesh::new(v, vec![[0, 2, 1], [0, 1, 3], [0, 3, 2]])?;
+//! assert!(!MeshTopology::new(&open).is_closed());
+//! # Ok::<(), armature_bvh_geometry::GeometryError>(())
+//! ```
+
+use crate::mesh::TriMesh;
+use crate::{GeometryError, mass::check_closed};
+
+/// Closedness and connected components of one mesh (see the
+/// [module docs](self)).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MeshTopology {
+    closed: bool,
+    /// The first triangle of each connected component, ascending.
+    components: Vec<u32>,
+    /// Triangles of the mesh it was computed on, to catch a mismatch.
+    triangles: usize,
+}
+
+impl MeshTopology {
+    /// The topology of `mesh`.
+    #[must_use]
+    pub fn new(mesh: &TriMesh) -> Self {
+        Self {
+            closed: check_closed(mesh.indices()).is_ok(),
+            components: component_triangles(mesh),
+            triangles: mesh.num_triangles(),
+        }
+    }
+
+    /// Whether every edge is used by exactly two triangles traversing it
+    /// in opposite directions (the mesh bounds a solid).
+    #[must_use]
+    pub fn is_closed(&self) -> bool {
+        self.closed
+    }
+
+    /// The first triangle (in mesh order) of each connected component,
+    /// ascending; at least one.
+    #[must_use]
+    pub fn component_triangles(&self) -> &[u32] {
+        &self.components
+    }
+
+    /// Checks that `mesh` has the triangle count this topology was
+    /// computed for (the check every query makes, so that no index is out
+    /// of range).
+    ///
+    /// # Errors
+    /// [`GeometryError::TopologyMeshMismatch`].
+    pub fn check_mesh(&self, mesh: &TriMesh) -> Result<(), GeometryError> {
+        if mesh.num_triangles() == self.triangles {
+            Ok(())
+        } else {
+            Err(GeometryError::TopologyMeshMismatch {
+                topology_triangles: self.triangles,
+                mesh_triangles: mesh.num_triangles(),
+            })
+        }
+    }
+}
+
+/// The first triangle of each component, by union–find over the vertices
+/// the triangles join.
+fn component_triangles(mesh: &TriMesh) -> Vec<u32> {
+    let mut parent: Vec<u32> = (0..mesh.num_vertices()).map(|i| i as u32).collect();
+    for tri in mesh.indices() {
+        union(&mut parent, tri[0], tri[1]);
+        union(&mut parent, tri[1], tri[2]);
+    }
+    let mut seen = vec![false; parent.len()];
+    let mut first = Vec::new();
+    for (t, tri) in mesh.indices().iter().enumerate() {
+        let root = find(&mut parent, tri[0]) as usize;
+        if !seen[root] {
+            seen[root] = true;
+            // At most 2^32 triangles are indexable by the queries; the
+            // mesh's triangle count is what `u32` hierarchies index too.
+            first.push(t as u32);
+        }
+    }
+    first
+}
+
+/// The root of `i`'s set, halving the path on the way.
+fn find(parent: &mut [u32], mut i: u32) -> u32 {
+    while parent[i as usize] != i {
+        let grand = parent[parent[i as usize] as usize];
+        parent[i as usize] = grand;
+        i = grand;
+    }
+    i
+}
+
+/// Joins the sets of `a` and `b` (the smaller root becomes the parent, so
+/// the result does not depend on the order of unions).
+fn union(parent: &mut [u32], a: u32, b: u32) {
+    let (ra, rb) = (find(parent, a), find(parent, b));
+    if ra != rb {
+        let (lo, hi) = (ra.min(rb), ra.max(rb));
+        parent[hi as usize] = lo;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::DVec3;
+
+    fn tetra(offset: u32) -> [[u32; 3]; 4] {
+        [[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]].map(|t| t.map(|i| i + offset))
+    }
+
+    #[test]
+    fn two_tetrahedra_are_two_closed_components() {
+        let mut v = vec![DVec3::ZERO, DVec3::X, DVec3::Y, DVec3::Z];
+        v.extend(v.clone().iter().map(|p| *p + DVec3::splat(3.0)));
+        let mut t = tetra(0).to_vec();
+        t.extend(tetra(4));
+        let m = TriMesh::new(v, t).unwrap();
+        let topo = MeshTopology::new(&m);
+        assert!(topo.is_closed());
+        assert_eq!(topo.component_triangles(), &[0, 4]);
+    }
+
+    #[test]
+    fn flipped_face_and_unwelded_soup_are_open() {
+        let v = vec![DVec3::ZERO, DVec3::X, DVec3::Y, DVec3::Z];
+        let mut t = tetra(0).to_vec();
+        t[3] = [1, 3, 2];
+        let m = TriMesh::new(v.clone(), t).unwrap();
+        assert!(!MeshTopology::new(&m).is_closed());
+        // Every face with its own three vertices: four components, open.
+        let soup: Vec<DVec3> = tetra(0)
+            .iter()
+            .flat_map(|t| t.map(|i| v[i as usize]))
+            .collect();
+        let idx = (0..4).map(|k| [3 * k, 3 * k + 1, 3 * k + 2]).collect();
+        let soup = TriMesh::new(soup, idx).unwrap();
+        let topo = MeshTopology::new(&soup);
+        assert!(!topo.is_closed());
+        assert_eq!(topo.component_triangles(), &[0, 1, 2, 3]);
+        assert!(MeshTopology::new(&soup.welded()).is_closed());
+    }
+
+    #[test]
+    fn inward_orientation_is_closed() {
+        let v = vec![DVec3::ZERO, DVec3::X, DVec3::Y, DVec3::Z];
+        let t = tetra(0).map(|[a, b, c]| [a, c, b]).to_vec();
+        let m = TriMesh::new(v, t).unwrap();
+        assert!(MeshTopology::new(&m).is_closed());
+    }
+}
