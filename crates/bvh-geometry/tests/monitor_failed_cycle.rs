@@ -91,33 +91,8 @@ fn a_cycle_failing_on_one_link_does_not_poison_the_next() {
     assert!(bounded.stop, "bounded {bounded:?}, fresh {fresh:?}");
 }
 
-/// A small deterministic generator for the arms (proptest draws its seed).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64
-    }
-    fn range(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * self.next()
-    }
-    fn unit(&mut self) -> DVec3 {
-        loop {
-            let v = DVec3::new(
-                self.range(-1.0, 1.0),
-                self.range(-1.0, 1.0),
-                self.range(-1.0, 1.0),
-            );
-            if v.length() > 0.1 && v.length() <= 1.0 {
-                return v.normalize();
-            }
-        }
-    }
-}
+mod monitor_support;
+use monitor_support::Rng;
 
 /// A random chain of 2–5 moving links (revolute about random axes, some
 /// prismatic) with box-point bodies, and 0–2 obstacles around it.

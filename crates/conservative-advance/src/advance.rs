@@ -692,7 +692,8 @@ fn lower_bounds(
             d = scene.capped_at(link, other, 0.0, cap, 0.0, ws, &mut cache, stats)?;
         }
         let starts_touching = !(d.lower_bound > 0.0);
-        if starts_touching || (d.lower_bound < far && scene.surfaces_meet_at(link, other, 0.0, ws)?)
+        if starts_touching
+            || (d.lower_bound < far && scene.surfaces_meet_at(link, other, 0.0, ws)?)
         {
             let n = match d.nearest {
                 Some(n) => n,
