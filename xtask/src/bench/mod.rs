@@ -76,7 +76,7 @@ pub(crate) fn bench(o: &BenchOptions) -> Result<()> {
             let motions = run::queries(&scene, &pipeline, angle.to_radians(), o.queries, &mut rng)?;
             let mut results =
                 run::timed_runs(&scene, &pipeline, motions, &format!("{label} timing"))?;
-            pool.install(|| {
+            let (judged, fast) = pool.install(|| {
                 run::check_with_oracle(
                     &scene,
                     &pipeline,
@@ -85,6 +85,14 @@ pub(crate) fn bench(o: &BenchOptions) -> Result<()> {
                     &format!("{label} oracle"),
                 )
             })?;
+            eprintln!(
+                "{label}: oracle verdicts {:.1} s{} (summed over threads)",
+                judged.as_secs_f64(),
+                fast.map_or_else(String::new, |f| format!(
+                    ", fast-mode cross-check {:.1} s",
+                    f.as_secs_f64()
+                ))
+            );
             let s = Summary::new(name, angle, &results);
             eprintln!(
                 "{label}: median {:.3} ms, {:.0} % colliding, {} missed, {} late",

@@ -1,6 +1,7 @@
 //! Query generation, the timed runs and the oracle checks.
 
-use std::time::Instant;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use armature::oracle::{Judgement, Mode, Oracle, OracleOptions, Verdict};
@@ -266,6 +267,9 @@ pub(crate) fn timed_runs(
 /// no coarser); with [`OracleChoice::Both`] the independent mode judges
 /// and the fast one is compared with it.
 ///
+/// Returns the time spent in the judging mode's verdicts and, with
+/// [`OracleChoice::Both`], in the fast mode's, each summed over threads.
+///
 /// # Errors
 /// An oracle error, with the query's index.
 pub(crate) fn check_with_oracle(
@@ -274,7 +278,7 @@ pub(crate) fn check_with_oracle(
     results: &mut [QueryResult],
     choice: OracleChoice,
     label: &str,
-) -> Result<()> {
+) -> Result<(Duration, Option<Duration>)> {
     let options = OracleOptions::default()
         .with_distance_threshold(Some(pipeline.ccd_options(scene).distance_threshold));
     let judge_mode = match choice {
@@ -287,17 +291,26 @@ pub(crate) fn check_with_oracle(
         _ => None,
     };
     let bar = progress(results.len(), label);
+    let spent = [AtomicU64::new(0), AtomicU64::new(0)];
+    let add = |i: usize, since: Instant| {
+        let nanos = u64::try_from(since.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        spent[i].fetch_add(nanos, Ordering::Relaxed);
+    };
     results.par_iter_mut().try_for_each(|r| -> Result<()> {
+        let started = Instant::now();
         let (v, stats) = oracle
             .verdict_with_stats(&r.q0, &r.q1)
             .with_context(|| format!("oracle on query {}", r.index))?;
+        add(0, started);
         r.judgement = oracle
             .judge_verdict(&r.report, &v, &r.q0, &r.q1)
             .with_context(|| format!("judging query {}", r.index))?;
         if let Some(fast) = &second {
+            let started = Instant::now();
             let (w, fast_stats) = fast
                 .verdict_with_stats(&r.q0, &r.q1)
                 .with_context(|| format!("fast oracle on query {}", r.index))?;
+            add(1, started);
             let step = 1.0 / stats.grid.min(fast_stats.grid).max(1) as f64;
             if !v.compatible(&w, step) {
                 r.disagreement = Some(w);
@@ -313,5 +326,6 @@ pub(crate) fn check_with_oracle(
         Ok(())
     })?;
     bar.finish_and_clear();
-    Ok(())
+    let [a, b] = spent.map(|n| Duration::from_nanos(n.into_inner()));
+    Ok((a, second.map(|_| b)))
 }
