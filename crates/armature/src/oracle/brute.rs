@@ -14,7 +14,9 @@
 //! geometric predicates", 1997: `(7 + 56ε)ε` times the permanent for
 //! `orient3d`, `(3 + 16ε)ε` times the sum of the two products for
 //! `orient2d`, `ε = 2⁻⁵³`); the bound assumes no underflow, so a permanent
-//! below `2⁻⁹⁰⁰` (or an overflowing one) also goes to the fallback. The
+//! below `10⁻²⁷⁰` (or an overflowing one) goes to the fallback, and the
+//! value must also clear an absolute `10⁻³⁰⁰`, far above what the few
+//! operations could lose to gradual underflow (`2⁻¹⁰⁷⁴` each). The
 //! fallback evaluates the same polynomial exactly in integers: every
 //! coordinate is an integer multiple of `2^e_min` (the smallest exponent
 //! among the inputs), so the determinant is an integer whose sign
@@ -37,6 +39,9 @@ const O2D_BOUND: f64 = (3.0 + 16.0 * EPS) * EPS;
 
 /// Below this permanent the error bound's no-underflow premise may fail.
 const TINY: f64 = 1.0e-270;
+
+/// Absolute allowance for gradual underflow in the filtered evaluation.
+const UNDERFLOW: f64 = 1.0e-300;
 
 /// A signed integer of any size (little-endian 32-bit limbs, no trailing
 /// zero limbs; zero has none). Only what the exact fallback needs.
@@ -235,7 +240,7 @@ pub(crate) fn orient3d(a: DVec3, b: DVec3, c: DVec3, d: DVec3) -> i32 {
     let permanent = (bdxcdy.abs() + cdxbdy.abs()) * adz.abs()
         + (cdxady.abs() + adxcdy.abs()) * bdz.abs()
         + (adxbdy.abs() + bdxady.abs()) * cdz.abs();
-    if permanent.is_finite() && permanent > TINY && det.abs() > O3D_BOUND * permanent {
+    if permanent.is_finite() && permanent > TINY && det.abs() > O3D_BOUND * permanent + UNDERFLOW {
         return sign(det);
     }
     orient3d_exact(a, b, c, d)
@@ -261,7 +266,7 @@ pub(crate) fn orient2d(a: [f64; 2], b: [f64; 2], c: [f64; 2]) -> i32 {
     let right = (a[1] - c[1]) * (b[0] - c[0]);
     let det = left - right;
     let sum = left.abs() + right.abs();
-    if sum.is_finite() && sum > TINY && det.abs() > O2D_BOUND * sum {
+    if sum.is_finite() && sum > TINY && det.abs() > O2D_BOUND * sum + UNDERFLOW {
         return sign(det);
     }
     orient2d_exact(a, b, c)

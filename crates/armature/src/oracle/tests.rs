@@ -749,6 +749,42 @@ fn a_pair_starting_within_the_threshold_may_retreat() {
 }
 
 #[test]
+fn sliding_within_the_slack_needs_refinement() {
+    // A plate 0.5δ above the straight arm, which turns under it: every
+    // pair stays at 0.5δ, above its clearance δ/6, but a grid step's slack
+    // (up to δ/2) cannot show it; only refinement proves the clearance
+    // kept, and without it the oracle cannot decide.
+    let delta = scene_threshold();
+    let plate = Obstacle::fixed(
+        "plate",
+        cuboid(DVec3::new(6.0, 6.0, 0.1), DVec3::ZERO),
+        DAffine3::from_translation(DVec3::new(0.0, 0.0, 0.05 + 0.5 * delta + 0.05)),
+    )
+    .unwrap();
+    let scene = scene_with(vec![plate]);
+    let (q0, q1) = ([0.0, 0.0, 0.0], [0.5, 0.0, 0.0]);
+    for mode in [Mode::Fast, Mode::Independent] {
+        let oracle = Oracle::new(&scene, OracleOptions::default().with_mode(mode)).unwrap();
+        let (v, stats) = oracle.verdict_with_stats(&q0, &q1).unwrap();
+        assert!(matches!(v, Verdict::Graze { .. }), "{mode:?}: {v:?}");
+        assert!(stats.refinement_tests > 0, "{mode:?}: {stats:?}");
+        let free = oracle
+            .judge_verdict(&report(CcdStatus::Free, 1.0, None), &v, &q0, &q1)
+            .unwrap();
+        assert!(!free.is_defect(), "{free:?}");
+        let blind = Oracle::new(
+            &scene,
+            OracleOptions::default()
+                .with_mode(mode)
+                .with_max_refinements(0),
+        )
+        .unwrap();
+        let v = blind.verdict(&q0, &q1).unwrap();
+        assert!(matches!(v, Verdict::Inconclusive { .. }), "{mode:?}: {v:?}");
+    }
+}
+
+#[test]
 fn a_start_in_contact_must_be_reported() {
     let scene = scene();
     let q0 = [PI / 4.0, -0.3, 0.0];
