@@ -23,7 +23,7 @@ use std::f64::consts::PI;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use armature::oracle::{Judgement, Oracle, OracleOptions, Verdict};
+use armature::oracle::{Judgement, Mode, Oracle, OracleOptions, Verdict};
 use armature::{Motion, Pipeline, Scene};
 use rayon::prelude::*;
 
@@ -99,12 +99,25 @@ fn run() -> Result<bool, Box<dyn Error>> {
     let path = args.first().map_or(DEFAULT_SCENE, String::as_str);
     let n: usize = arg(&args, 1, "motions", 200)?;
     let theta_deg: f64 = arg(&args, 2, "θmax", 30.0)?;
-    let delta: f64 = arg(&args, 3, "δ", 1e-3)?;
+    let mode = match args.get(3).map(String::as_str) {
+        None | Some("independent") => Mode::Independent,
+        Some("fast") => Mode::Fast,
+        Some(other) => return Err(format!("mode `{other}` is not fast or independent").into()),
+    };
     let scene = Scene::from_file(path)?;
     let pipeline = Pipeline::builder().build()?;
-    let oracle = Oracle::new(&scene, OracleOptions::default().with_delta(delta))?;
+    let delta = pipeline.ccd_options(&scene).distance_threshold;
+    let oracle = Oracle::new(
+        &scene,
+        OracleOptions::default()
+            .with_mode(mode)
+            .with_distance_threshold(Some(delta)),
+    )?;
     let motions = draw_motions(&scene, n, theta_deg.to_radians());
-    println!("scene {path}: {n} motions, θmax = {theta_deg}°, δ = {delta}");
+    println!(
+        "scene {path}: {n} motions, θmax = {theta_deg}°, δ = {delta}, {} oracle",
+        mode.name()
+    );
 
     let started = Instant::now();
     let reports = pipeline.first_contact_batch(&scene, &motions)?;
@@ -124,12 +137,7 @@ fn run() -> Result<bool, Box<dyn Error>> {
         reports.iter().zip(&verdicts).zip(&motions).enumerate()
     {
         let report = report.as_ref().map_err(|e| format!("motion {i}: {e}"))?;
-        let kind = match verdict {
-            Verdict::Collides { .. } => "collides",
-            Verdict::Free { .. } => "free",
-            Verdict::Graze { .. } => "graze",
-            Verdict::Inconclusive { .. } => "inconclusive",
-        };
+        let kind = verdict.name();
         *verdict_counts.entry(kind).or_default() += 1;
         let j: Judgement = oracle.judge_verdict(report, verdict, q0, q1)?;
         *judgement_counts.entry(j.name()).or_default() += 1;

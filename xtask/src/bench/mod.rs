@@ -6,9 +6,12 @@
 //! at `q0`, fixed-resolution sampling at 1° and 0.1°), then check every
 //! answer with the brute-force oracle on all cores. Reports go to
 //! `target/bench-report/` (`report.md`, `queries.csv`, `summary.json`, one
-//! SVG plot per scene); the markdown also goes to stdout. A missed
-//! collision, a late time of contact or a certain collision on a motion
-//! the oracle finds clearly free makes the run fail.
+//! SVG plot per scene); the markdown also goes to stdout. The oracle
+//! judges the clearance contract with the pipeline's own threshold δ (at
+//! resolution δ_o = δ), in its independent mode unless `--oracle` says
+//! otherwise. Any defect (a missed violation, a late time of contact, a
+//! false alarm, a wrong start, a far witness) or, with `--oracle both`, a
+//! disagreement between the modes makes the run fail.
 
 mod options;
 mod report;
@@ -73,9 +76,23 @@ pub(crate) fn bench(o: &BenchOptions) -> Result<()> {
             let motions = run::queries(&scene, &pipeline, angle.to_radians(), o.queries, &mut rng)?;
             let mut results =
                 run::timed_runs(&scene, &pipeline, motions, &format!("{label} timing"))?;
-            pool.install(|| {
-                run::check_with_oracle(&scene, &mut results, &format!("{label} oracle"))
+            let (judged, fast) = pool.install(|| {
+                run::check_with_oracle(
+                    &scene,
+                    &pipeline,
+                    &mut results,
+                    o.oracle,
+                    &format!("{label} oracle"),
+                )
             })?;
+            eprintln!(
+                "{label}: oracle verdicts {:.1} s{} (summed over threads)",
+                judged.as_secs_f64(),
+                fast.map_or_else(String::new, |f| format!(
+                    ", fast-mode cross-check {:.1} s",
+                    f.as_secs_f64()
+                ))
+            );
             let s = Summary::new(name, angle, &results);
             eprintln!(
                 "{label}: median {:.3} ms, {:.0} % colliding, {} missed, {} late",
@@ -89,8 +106,20 @@ pub(crate) fn bench(o: &BenchOptions) -> Result<()> {
                 .filter(|r| r.missed() || r.late() || r.false_alarm())
             {
                 eprintln!(
-                    "FAIL {label} query {}: {:?} toc {} vs oracle {:?}; q0 {:?} q1 {:?}",
-                    r.index, r.report.status, r.report.toc_lower_bound, r.verdict, r.q0, r.q1
+                    "FAIL {label} query {}: {:?} toc {} judged {:?} (oracle {:?}); q0 {:?} q1 {:?}",
+                    r.index,
+                    r.report.status,
+                    r.report.toc_lower_bound,
+                    r.judgement,
+                    r.verdict,
+                    r.q0,
+                    r.q1
+                );
+            }
+            for r in results.iter().filter(|r| r.disagreement.is_some()) {
+                eprintln!(
+                    "FAIL {label} query {}: oracle modes disagree: independent {:?}, fast {:?}; q0 {:?} q1 {:?}",
+                    r.index, r.verdict, r.disagreement, r.q0, r.q1
                 );
             }
             report::csv(name, angle, &results, &mut csv);
@@ -99,7 +128,7 @@ pub(crate) fn bench(o: &BenchOptions) -> Result<()> {
     }
     let peak = peak_rss_kb();
     let header = format!(
-        "## Benchmark report\n\n`cargo xtask bench{}` — seed {}, {} queries per scene and θmax, one thread for timings; wall time {:.0} s; peak resident memory {}.",
+        "## Benchmark report\n\n`cargo xtask bench{}{}` — seed {}, {} queries per scene and θmax, one thread for timings; oracle mode {}; wall time {:.0} s; peak resident memory {}.",
         if o.quick {
             " --quick"
         } else if o.full {
@@ -107,8 +136,18 @@ pub(crate) fn bench(o: &BenchOptions) -> Result<()> {
         } else {
             ""
         },
+        match o.oracle {
+            options::OracleChoice::Independent => "",
+            options::OracleChoice::Fast => " --oracle fast",
+            options::OracleChoice::Both => " --oracle both",
+        },
         o.seed,
         o.queries,
+        match o.oracle {
+            options::OracleChoice::Independent => "independent",
+            options::OracleChoice::Fast => "fast",
+            options::OracleChoice::Both => "independent, cross-checked by fast",
+        },
         started.elapsed().as_secs_f64(),
         peak.map_or_else(
             || "unknown".to_owned(),
@@ -144,7 +183,9 @@ pub(crate) fn bench(o: &BenchOptions) -> Result<()> {
     eprintln!("report written to {}", out.display());
     let failures: usize = summaries.iter().map(Summary::failures).sum();
     if failures > 0 {
-        bail!("{failures} answers failed the oracle check (missed, late or false alarms)");
+        bail!(
+            "{failures} answers failed the oracle check (missed, late, false alarms or oracle modes disagreeing)"
+        );
     }
     Ok(())
 }

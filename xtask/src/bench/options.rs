@@ -11,9 +11,11 @@ scenes of data/scenes/: for each θmax, queries q0 → q0 + δq (q0 uniform in
 the joint limits and collision-free, each δq_k uniform in [−θmax, θmax]),
 timed on one thread for the continuous query and the baselines (one
 discrete check at q0, fixed-resolution sampling at 1° and 0.1°), every
-answer checked by the brute-force oracle. Writes markdown, CSV, JSON and
-SVG under target/bench-report/ and exits non-zero on any missed collision
-or late time of contact.
+answer checked by the brute-force oracle against the clearance contract.
+Writes markdown, CSV, JSON and SVG under target/bench-report/ and exits
+non-zero on any defect (a missed clearance violation, a late time of
+contact, a false alarm, a wrong start, a far witness) or, with
+`--oracle both`, any disagreement between the oracle's two modes.
 
 Options:
   --quick            A CI-sized run (a minute or two): θmax 30° only, few
@@ -27,6 +29,17 @@ Options:
   --seed S           Seed of the query generator (default 1)
   --threads N        Threads of the oracle (default: all cores); timings
                      always run on one thread
+  --oracle MODE      fast, independent or both (default independent): the
+                     oracle's mode (armature::oracle::Mode). independent
+                     bounds the step by forward kinematics and tests every
+                     triangle pair with exact predicates, sharing no
+                     geometry with the pipeline; fast uses the motion-bound
+                     tables and the hierarchy queries; both judges with
+                     the independent mode, also runs the fast one, and
+                     fails on any incompatible pair of verdicts. The
+                     oracle judges the clearance contract with the
+                     pipeline's own distance threshold δ, at resolution
+                     δ_o = δ
   --out DIR          Report folder (default target/bench-report)
   -h, --help         Print this message
 ";
@@ -50,6 +63,21 @@ pub(crate) struct BenchOptions {
     pub(crate) quick: bool,
     /// `--full`.
     pub(crate) full: bool,
+    /// `--oracle`.
+    pub(crate) oracle: OracleChoice,
+}
+
+/// Which oracle mode judges the suite (`--oracle`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum OracleChoice {
+    /// [`armature::oracle::Mode::Fast`] only.
+    Fast,
+    /// [`armature::oracle::Mode::Independent`] only (the default: in debug
+    /// builds it measured no slower than the fast mode on the Puma
+    /// scenes).
+    Independent,
+    /// Both; the independent mode judges, the fast one is compared.
+    Both,
 }
 
 impl Default for BenchOptions {
@@ -63,6 +91,7 @@ impl Default for BenchOptions {
             out: PathBuf::from("target/bench-report"),
             quick: false,
             full: false,
+            oracle: OracleChoice::Independent,
         }
     }
 }
@@ -143,6 +172,19 @@ impl BenchOptions {
                         })?);
                 }
                 "--out" => o.out = PathBuf::from(value("--out")?),
+                "--oracle" => {
+                    let v = value("--oracle")?;
+                    o.oracle = match v.as_str() {
+                        "fast" => OracleChoice::Fast,
+                        "independent" => OracleChoice::Independent,
+                        "both" => OracleChoice::Both,
+                        other => {
+                            return Err(format!(
+                                "`--oracle {other}`: expected fast, independent or both"
+                            ));
+                        }
+                    };
+                }
                 other => return Err(format!("unknown option `{other}`")),
             }
         }
@@ -203,6 +245,11 @@ mod tests {
         .unwrap();
         assert_eq!(c.angles_for("pipes"), [2.0, 45.0]);
         assert_eq!((c.queries, c.seed, c.threads), (7, 9, Some(3)));
+        assert_eq!(o.oracle, OracleChoice::Independent);
+        let b = BenchOptions::parse(&args(&["--oracle", "both"])).unwrap();
+        assert_eq!(b.oracle, OracleChoice::Both);
+        let f = BenchOptions::parse(&args(&["--oracle", "fast"])).unwrap();
+        assert_eq!(f.oracle, OracleChoice::Fast);
     }
 
     #[test]
@@ -215,6 +262,7 @@ mod tests {
             (&["--threads"], "needs a value"),
             (&["--quick", "--full"], "exclude"),
             (&["--frobnicate"], "--frobnicate"),
+            (&["--oracle", "slow"], "slow"),
         ] {
             let e = BenchOptions::parse(&args(bad)).unwrap_err();
             assert!(e.contains(needle), "{bad:?}: {e}");

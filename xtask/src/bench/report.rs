@@ -60,6 +60,8 @@ pub(crate) struct Summary {
     pub(crate) sample_01: (f64, usize),
     /// Oracle findings: missed, late, false alarms, grazes, inconclusive.
     pub(crate) oracle: [usize; 5],
+    /// Queries on which the oracle's two modes disagree (`--oracle both`).
+    pub(crate) disagreements: usize,
 }
 
 impl Summary {
@@ -148,12 +150,14 @@ impl Summary {
                 count(&|r| r.verdict == OracleVerdict::Graze),
                 count(&|r| r.verdict == OracleVerdict::Inconclusive),
             ],
+            disagreements: count(&|r| r.disagreement.is_some()),
         }
     }
 
-    /// Misses, late times and false alarms: what makes the suite fail.
+    /// Misses, late times, false alarms and disagreements between the
+    /// oracle's modes: what makes the suite fail.
     pub(crate) fn failures(&self) -> usize {
-        self.oracle[0] + self.oracle[1] + self.oracle[2]
+        self.oracle[0] + self.oracle[1] + self.oracle[2] + self.disagreements
     }
 
     /// As JSON.
@@ -179,6 +183,7 @@ impl Summary {
             "oracle": {
                 "missed": self.oracle[0], "late": self.oracle[1], "false_alarms": self.oracle[2],
                 "grazes": self.oracle[3], "inconclusive": self.oracle[4],
+                "mode_disagreements": self.disagreements,
             },
         })
     }
@@ -256,13 +261,13 @@ pub(crate) fn markdown(summaries: &[Summary], header: &str) -> String {
         let _ = writeln!(s, "\nOracle checks:\n");
         let _ = writeln!(
             s,
-            "| θmax | oracle colliding | missed | late TOC | false alarms | grazes | inconclusive |"
+            "| θmax | oracle colliding | missed | late TOC | false alarms | grazes | inconclusive | mode disagreements |"
         );
-        let _ = writeln!(s, "|---|---|---|---|---|---|---|");
+        let _ = writeln!(s, "|---|---|---|---|---|---|---|---|");
         for r in &rows {
             let _ = writeln!(
                 s,
-                "| {}° | {:.0} % | {} | {} | {} | {} | {} |",
+                "| {}° | {:.0} % | {} | {} | {} | {} | {} | {} |",
                 r.angle,
                 100.0 * r.oracle_colliding,
                 r.oracle[0],
@@ -270,6 +275,7 @@ pub(crate) fn markdown(summaries: &[Summary], header: &str) -> String {
                 r.oracle[2],
                 r.oracle[3],
                 r.oracle[4],
+                r.disagreements,
             );
         }
     }

@@ -1,11 +1,14 @@
 //! Query generation, the timed runs and the oracle checks.
 
-use std::time::Instant;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use armature::oracle::{Judgement, Oracle, OracleOptions, Verdict};
+use armature::oracle::{Judgement, Mode, Oracle, OracleOptions, Verdict};
 use armature::{CcdReport, Pipeline, Scene};
 use indicatif::{ProgressBar, ProgressStyle};
+
+use super::options::OracleChoice;
 use rayon::prelude::*;
 
 /// A small seeded generator (SplitMix64): the same queries on every
@@ -37,12 +40,13 @@ impl Rng {
     }
 }
 
-/// What the oracle said of a query's motion.
+/// What the oracle said of a query's motion (against the clearance
+/// contract: `c_p = min(δ, d_p(0) / 3)` per pair).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum OracleVerdict {
-    /// A sample collides; the first colliding time found.
+    /// Some pair breaks its clearance; a time at which it does.
     Collides(f64),
-    /// Every sampled distance above the oracle's δ.
+    /// Every pair provably stays above twice its clearance.
     Free,
     /// Neither: either answer is accepted.
     Graze,
@@ -73,6 +77,9 @@ pub(crate) struct QueryResult {
     pub(crate) verdict: OracleVerdict,
     /// The oracle's judgement of the continuous answer.
     pub(crate) judgement: Judgement,
+    /// With `--oracle both`: the fast mode's verdict, when it is not
+    /// compatible with the judging one.
+    pub(crate) disagreement: Option<Verdict>,
 }
 
 impl QueryResult {
@@ -81,9 +88,13 @@ impl QueryResult {
         self.report.may_collide()
     }
 
-    /// The continuous answer missed a collision the oracle saw.
+    /// The continuous answer missed a clearance violation the oracle
+    /// proved (during the motion or at its start).
     pub(crate) fn missed(&self) -> bool {
-        matches!(self.judgement, Judgement::Missed { .. })
+        matches!(
+            self.judgement,
+            Judgement::Missed { .. } | Judgement::MissedStart { .. }
+        )
     }
 
     /// The continuous answer's time is after the oracle's colliding time.
@@ -91,12 +102,15 @@ impl QueryResult {
         matches!(self.judgement, Judgement::Late { .. })
     }
 
-    /// A certain collision on a motion the oracle found clearly free, or a
-    /// reported contact whose distance is above the threshold.
+    /// A collision on a motion the oracle proves above twice every
+    /// clearance, a start in contact where none is, or a witness farther
+    /// than twice its clearance.
     pub(crate) fn false_alarm(&self) -> bool {
         matches!(
             self.judgement,
-            Judgement::FalseAlarm { .. } | Judgement::FarContact { .. }
+            Judgement::FalseAlarm { .. }
+                | Judgement::FalseStart { .. }
+                | Judgement::FarContact { .. }
         )
     }
 
@@ -239,6 +253,7 @@ pub(crate) fn timed_runs(
             sample_01: (s01, c01),
             verdict: OracleVerdict::Inconclusive,
             judgement: Judgement::Inconclusive,
+            disagreement: None,
         });
         bar.inc(1);
     }
@@ -246,24 +261,61 @@ pub(crate) fn timed_runs(
     Ok(out)
 }
 
-/// Fills every result's oracle verdict, in parallel (untimed).
+/// Fills every result's oracle verdict and judgement, in parallel
+/// (untimed). The oracle judges the clearance contract with the
+/// pipeline's own distance threshold δ, at resolution δ_o = δ (it may be
+/// no coarser); with [`OracleChoice::Both`] the independent mode judges
+/// and the fast one is compared with it.
+///
+/// Returns the time spent in the judging mode's verdicts and, with
+/// [`OracleChoice::Both`], in the fast mode's, each summed over threads.
 ///
 /// # Errors
 /// An oracle error, with the query's index.
 pub(crate) fn check_with_oracle(
     scene: &Scene,
+    pipeline: &Pipeline,
     results: &mut [QueryResult],
+    choice: OracleChoice,
     label: &str,
-) -> Result<()> {
-    let oracle = Oracle::new(scene, OracleOptions::default())?;
+) -> Result<(Duration, Option<Duration>)> {
+    let options = OracleOptions::default()
+        .with_distance_threshold(Some(pipeline.ccd_options(scene).distance_threshold));
+    let judge_mode = match choice {
+        OracleChoice::Fast => Mode::Fast,
+        OracleChoice::Independent | OracleChoice::Both => Mode::Independent,
+    };
+    let oracle = Oracle::new(scene, options.with_mode(judge_mode))?;
+    let second = match choice {
+        OracleChoice::Both => Some(Oracle::new(scene, options.with_mode(Mode::Fast))?),
+        _ => None,
+    };
     let bar = progress(results.len(), label);
+    let spent = [AtomicU64::new(0), AtomicU64::new(0)];
+    let add = |i: usize, since: Instant| {
+        let nanos = u64::try_from(since.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        spent[i].fetch_add(nanos, Ordering::Relaxed);
+    };
     results.par_iter_mut().try_for_each(|r| -> Result<()> {
-        let v = oracle
-            .verdict(&r.q0, &r.q1)
+        let started = Instant::now();
+        let (v, stats) = oracle
+            .verdict_with_stats(&r.q0, &r.q1)
             .with_context(|| format!("oracle on query {}", r.index))?;
+        add(0, started);
         r.judgement = oracle
             .judge_verdict(&r.report, &v, &r.q0, &r.q1)
             .with_context(|| format!("judging query {}", r.index))?;
+        if let Some(fast) = &second {
+            let started = Instant::now();
+            let (w, fast_stats) = fast
+                .verdict_with_stats(&r.q0, &r.q1)
+                .with_context(|| format!("fast oracle on query {}", r.index))?;
+            add(1, started);
+            let step = 1.0 / stats.grid.min(fast_stats.grid).max(1) as f64;
+            if !v.compatible(&w, step) {
+                r.disagreement = Some(w);
+            }
+        }
         r.verdict = match v {
             Verdict::Collides { bracket, .. } => OracleVerdict::Collides(bracket.1),
             Verdict::Free { .. } => OracleVerdict::Free,
@@ -274,5 +326,6 @@ pub(crate) fn check_with_oracle(
         Ok(())
     })?;
     bar.finish_and_clear();
-    Ok(())
+    let [a, b] = spent.map(|n| Duration::from_nanos(n.into_inner()));
+    Ok((a, second.map(|_| b)))
 }

@@ -19,8 +19,8 @@
 //! hanger rods, come in rows or beside larger ones). The fractions are
 //! estimates, good to the
 //! sampling noise of the query count, which is what tuning the layouts
-//! needs; the benchmark's own oracle (DESIGN.md §4) bounds the step by the
-//! motion's λ bound instead.
+//! needs; the benchmark's own oracle (DESIGN.md §4) bounds the step by a
+//! speed bound on every vertex instead, and refines around grazes.
 //!
 //! **Determinism.** Query `i` at θmax index `k` of scene `s` draws from its
 //! own stream [`SplitMix64::derived`]`(seed, [s, k, i])`, so the numbers do
