@@ -39,11 +39,16 @@ const CAP: usize = MAX_ORDER + 1;
 ///   `γ_n = n u / (1 − n u) ≤ 2 n u` (`u = 2⁻⁵³`); weighted by
 ///   `|t − m|^k ≤ rad^k` and summed over `k`, the magnitudes of a product's
 ///   terms are at most `P_a P_b` with `P = Σ|c_k| rad^k`, and that bound is
-///   swept into the remainder. Magnitudes are computed in round-to-nearest
-///   too: they are sums of products of non-negative numbers, so `D` roundings
-///   along any path lose at most a factor `(1 − u)^D`, undone by a final
-///   factor `1 + 2 D u`, an upward rounding and `D` units of
-///   `f64::MIN_POSITIVE` for underflow;
+///   swept into the remainder. A product that underflows has an absolute
+///   error of up to `2⁻¹⁰⁷⁵` instead; a coefficient receives at most `n`
+///   of them, each weighted by `rad^k`, so `n · 2⁻¹⁰⁷⁴ · Σ_k rad^k` is
+///   swept in as well. Magnitudes are computed in round-to-nearest too:
+///   they are sums of products of non-negative numbers, and every product
+///   gets the smallest subnormal added, so that an underflowed product is
+///   still an upper bound however large the factors it is later multiplied
+///   by (a normal product is unchanged by it); `D` roundings along any path
+///   then lose at most a factor `(1 − u)^D`, undone by a final factor
+///   `1 + 2 D u` and an upward rounding;
 /// - terms above the order are bounded over the domain by magnitude and
 ///   swept into the remainder;
 /// - interval constants (`sin` of the expansion point, unit axes) are split
@@ -250,8 +255,8 @@ impl<const ORDER: usize> TaylorModel<ORDER> {
             0 | 1 => {}
             2 => {
                 if a[2] != 0.0 {
-                    // p'(s) = c1 + 2 c2 s.
-                    let root = Interval::point(-a[1]) / (Interval::point(a[2]) * 2.0);
+                    // p'(s) = c1 + 2 c2 s (2 c2 is exact unless it overflows).
+                    let root = Interval::point(-a[1]) / small_multiple(a[2], 2.0);
                     if let Some(x) = root.intersect(s) {
                         r = r.hull(at(x));
                     }
@@ -259,16 +264,15 @@ impl<const ORDER: usize> TaylorModel<ORDER> {
             }
             3 => {
                 // p'(s) = c1 + 2 c2 s + 3 c3 s², coefficients enclosed
-                // (3 c3 is not exact in f64).
-                let d2 = Interval::point(a[3]) * 3.0;
-                let d1 = Interval::point(a[2]) * 2.0;
-                for x in quadratic_roots(d2, d1, Interval::point(a[1]))
+                // (3 c3 is not exact in f64), zero coefficients kept exactly
+                // zero so that a quadratic stays a quadratic.
+                let d2 = small_multiple(a[3], 3.0);
+                let d1 = small_multiple(a[2], 2.0);
+                for x in critical_points(d2, d1, Interval::point(a[1]), s)
                     .into_iter()
                     .flatten()
                 {
-                    if let Some(x) = x.intersect(s) {
-                        r = r.hull(at(x));
-                    }
+                    r = r.hull(at(x));
                 }
             }
             _ => {
@@ -456,50 +460,99 @@ fn finite(name: &'static str, value: f64) -> Result<(), IntervalError> {
     }
 }
 
-/// Interval Horner evaluation of `Σ a_k x^k`, `k ≤ ORDER`.
+/// Interval Horner evaluation of `Σ a_k x^k`, `k ≤ ORDER`. Leading and
+/// inner zero coefficients are skipped: the operations they would add are
+/// exact, but outward rounding would still widen the result by an ulp each.
 #[inline]
 fn horner<const ORDER: usize>(a: &Coeffs, x: Interval) -> Interval {
-    let mut v = Interval::point(a[ORDER]);
-    for k in (0..ORDER).rev() {
-        v = v * x + a[k];
+    let mut d = ORDER;
+    while d > 0 && a[d] == 0.0 {
+        d -= 1;
+    }
+    let mut v = Interval::point(a[d]);
+    for k in (0..d).rev() {
+        v *= x;
+        if a[k] != 0.0 {
+            v += a[k];
+        }
     }
     v
 }
 
-/// Enclosures of the real roots of `a s² + b s + c` for every choice of
-/// coefficients in the intervals; `None` entries are absent roots. An
-/// enclosure may be unbounded when the roots are ill-conditioned, which is
-/// sound.
-fn quadratic_roots(a: Interval, b: Interval, c: Interval) -> [Option<Interval>; 2] {
-    if a.contains_zero() {
-        if a != Interval::ZERO {
-            // Leading coefficient may vanish: a root may lie anywhere.
-            return [Some(Interval::ENTIRE), None];
+/// `k·x` for a small integer `k`, enclosed: exactly zero for `x = 0` (an
+/// outward-rounded `0·k` would be `[−tiny, tiny]`, which the root finder
+/// must treat as a possibly vanishing leading coefficient).
+#[inline]
+fn small_multiple(x: f64, k: f64) -> Interval {
+    if x == 0.0 {
+        Interval::ZERO
+    } else {
+        Interval::point(x) * k
+    }
+}
+
+/// Enclosures, inside `dom`, of every real root in `dom` of
+/// `a s² + b s + c` for every choice of coefficients in the intervals;
+/// `None` entries are absent roots.
+///
+/// - `a = [0, 0]`: the linear case, `−c / b`;
+/// - `a ∌ 0`: the stable quadratic formula `q = −(b + sign(b)·√disc) / 2`,
+///   roots `q / a` and `c / q`; the second root is also `−b/a − q/a`
+///   (Vieta), which stays bounded where `c / q` does not (`q ∋ 0`), and the
+///   intersection of both is kept;
+/// - `a ∋ 0`, not zero (a leading coefficient that only rounding keeps
+///   away from zero): a root `x ∈ dom` satisfies `x = −(c + a x²) / b`, so
+///   it lies in `−(c + a·dom²) / b` when `b ∌ 0`;
+/// - otherwise a root may lie anywhere in `dom`.
+///
+/// Every case is an enclosure for every choice of the coefficients, so the
+/// result is sound under rounding.
+fn critical_points(a: Interval, b: Interval, c: Interval, dom: Interval) -> [Option<Interval>; 2] {
+    let inside = |x: Interval| x.intersect(dom);
+    if a == Interval::ZERO {
+        if b == Interval::ZERO {
+            // Constant derivative: extrema at the end points only.
+            return [None, None];
         }
         if b.contains_zero() {
-            return [
-                if b == Interval::ZERO {
-                    None
-                } else {
-                    Some(Interval::ENTIRE)
-                },
-                None,
-            ];
+            return [Some(dom), None];
         }
-        return [Some(-c / b), None];
+        return [inside(-c / b), None];
+    }
+    if a.contains_zero() {
+        if b.contains_zero() {
+            return [Some(dom), None];
+        }
+        return [inside(-(c + a * dom.sqr()) / b), None];
     }
     let disc = b.sqr() - a * c * 4.0;
     let Ok(sq) = disc.sqrt() else {
         return [None, None];
     };
-    // Stable form: q = −(b + sign(b) √disc) / 2, roots q / a and c / q. Both
-    // signs give the exact roots, so the choice affects only tightness.
+    // Both signs give the exact roots, so the choice affects only tightness.
     let q = if b.midpoint() >= 0.0 {
         -(b + sq) * 0.5
     } else {
         (sq - b) * 0.5
     };
-    [Some(q / a), Some(c / q)]
+    let r1 = q / a;
+    let by_product = c / q;
+    let by_sum = -(b / a) - r1;
+    let r2 = by_product.intersect(by_sum).unwrap_or(by_sum);
+    [inside(r1), inside(r2)]
+}
+
+/// The smallest positive subnormal, `2⁻¹⁰⁷⁴`.
+const TINY: f64 = f64::from_bits(1);
+
+/// `x · y` for non-negative `x`, `y`, in round-to-nearest, plus [`TINY`]:
+/// at least `x y (1 − u)` even when the product underflows (its absolute
+/// error is then at most `2⁻¹⁰⁷⁵`, and adding `TINY` to a subnormal is
+/// exact); a normal product is raised by at most one ulp, and not at all
+/// above `2⁻¹⁰²¹`.
+#[inline(always)]
+fn mag_mul(x: f64, y: f64) -> f64 {
+    x * y + TINY
 }
 
 /// A model's data laid out for repeated use as a factor in products (see
@@ -516,11 +569,11 @@ pub(crate) struct Prepared {
 ///
 /// The hot loop runs in plain round-to-nearest. Every magnitude it keeps
 /// (coefficient magnitude sums, truncated terms, remainder products, powers
-/// of the radius) is a sum of products of non-negative numbers, so its
-/// computed value is at least the exact one times `(1 − u)^D` for `D`
-/// roundings along any path; [`Accumulator::finish`] multiplies by
-/// `1 + 2 D u ≥ (1 − u)^−D` (valid for `D u ≤ 1/2`), rounds up, and adds `D`
-/// units of `f64::MIN_POSITIVE` for products that underflow.
+/// of the radius) is a sum of products of non-negative numbers, each
+/// product followed by `+ TINY` (see [`mag_mul`]), so its computed value is
+/// at least the exact one times `(1 − u)^D` for `D` roundings along any
+/// path, underflow included; [`Accumulator::finish`] multiplies by
+/// `1 + 2 D u ≥ (1 − u)^−D` (valid for `D u ≤ 1/2`) and rounds up.
 #[derive(Clone)]
 pub(crate) struct Accumulator<'d, const ORDER: usize> {
     dom: &'d TimeDomain,
@@ -550,7 +603,7 @@ impl<'d, const ORDER: usize> Accumulator<'d, ORDER> {
         let mut rp = [0.0; 2 * CAP];
         rp[0] = 1.0;
         for k in 1..=2 * ORDER {
-            rp[k] = rp[k - 1] * dom.rad();
+            rp[k] = mag_mul(rp[k - 1], dom.rad());
         }
         Self {
             dom,
@@ -581,7 +634,7 @@ impl<'d, const ORDER: usize> Accumulator<'d, ORDER> {
     fn poly_mag(&self, a: &Coeffs) -> f64 {
         let mut m = a[0].abs();
         for k in 1..=ORDER {
-            m += a[k].abs() * self.rp[k];
+            m += mag_mul(a[k].abs(), self.rp[k]);
         }
         m
     }
@@ -614,7 +667,7 @@ impl<'d, const ORDER: usize> Accumulator<'d, ORDER> {
         for k in 0..=ORDER {
             self.coef[k] += lambda * a[k];
         }
-        self.mag += lambda.abs() * self.poly_mag(&a);
+        self.mag += mag_mul(lambda.abs(), self.poly_mag(&a));
         self.terms += 1;
         self.depth += 2 * ORDER as u32 + 3;
         if m.rem != Interval::ZERO {
@@ -639,7 +692,7 @@ impl<'d, const ORDER: usize> Accumulator<'d, ORDER> {
         for k in 0..=ORDER {
             self.coef[k] += mid * a[k];
         }
-        self.mag += mid.abs() * self.poly_mag(&a);
+        self.mag += mag_mul(mid.abs(), self.poly_mag(&a));
         self.terms += 1;
         self.depth += 2 * ORDER as u32 + 3;
         // (λ − mid) p(s) + λ R
@@ -698,18 +751,18 @@ impl<'d, const ORDER: usize> Accumulator<'d, ORDER> {
                 self.coef[i + j] += x[i] * y[j];
             }
             for j in ORDER - i + 1..=ORDER {
-                self.trunc += (x[i] * y[j]).abs() * self.rp[i + j];
+                self.trunc += mag_mul(mag_mul(x[i].abs(), y[j].abs()), self.rp[i + j]);
             }
         }
         // Σ_k rad^k Σ_{i+j=k} |x_i y_j| ≤ P_a P_b.
-        self.mag += a.pmag * b.pmag;
+        self.mag += mag_mul(a.pmag, b.pmag);
         // Each coefficient received k + 1 ≤ ORDER + 1 rounded products; a
         // magnitude path holds a product, a radius power and the sums.
         self.terms += ORDER as u32 + 1;
         self.depth += ((ORDER as u32 + 1) * (ORDER as u32 + 1)) + 2;
         let (ma, mb) = (a.rmag, b.rmag);
         if ma != 0.0 || mb != 0.0 {
-            self.rem_mag += a.pmag * mb + b.pmag * ma + ma * mb;
+            self.rem_mag += mag_mul(a.pmag, mb) + mag_mul(b.pmag, ma) + mag_mul(ma, mb);
             self.depth += 2 * ORDER as u32 + 6;
         }
     }
@@ -718,13 +771,26 @@ impl<'d, const ORDER: usize> Accumulator<'d, ORDER> {
     #[inline]
     pub(crate) fn finish(self) -> TaylorModel<ORDER> {
         // Coefficient errors: γ_n ≤ 2 n u = n ε for n rounded terms.
-        let gamma = f64::from(self.terms.max(1)) * f64::EPSILON;
-        let total = gamma * self.mag + self.trunc + self.rem_mag;
+        let n = f64::from(self.terms.max(1));
+        let gamma = n * f64::EPSILON;
+        // Underflowed coefficient products: at most n per coefficient, each
+        // off by at most 2⁻¹⁰⁷⁵ < TINY, weighted by rad^k ≤ rp[k] (up to
+        // the fudge below). `n · TINY` is exact (a small multiple).
+        let mut rsum = 0.0;
+        for &r in &self.rp[..=ORDER] {
+            rsum += r;
+        }
+        let under = mul_up(n * TINY, rsum);
+        let total = add_up(
+            add_up(add_up(mul_up(gamma, self.mag), self.trunc), self.rem_mag),
+            under,
+        );
         // Depth of every magnitude path, with the radius powers (2·ORDER),
-        // the final sum and products (ORDER + 4) and this line's slack.
-        let depth = f64::from(self.depth) + (6 * ORDER + 16) as f64;
+        // their sum (ORDER + 1), the final sums and products (ORDER + 4) and
+        // this line's slack.
+        let depth = f64::from(self.depth) + (7 * ORDER + 18) as f64;
         let fudge = 1.0 + depth * f64::EPSILON;
-        let err = add_up(mul_up(total, fudge), depth * f64::MIN_POSITIVE);
+        let err = mul_up(total, fudge);
         let mut c = [0.0; ORDER];
         c.copy_from_slice(&self.coef[1..=ORDER]);
         let c0 = self.coef[0];
@@ -806,5 +872,30 @@ impl<const ORDER: usize> Neg for TaylorModel<ORDER> {
     fn neg(self) -> Self {
         // Negation is exact.
         Self::raw(self.dom, -self.c0, self.c.map(|v| -v), -self.rem)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A leading coefficient that only rounding keeps from vanishing: the
+    /// root of the nearly linear derivative is still enclosed tightly.
+    #[test]
+    fn critical_points_with_a_possibly_vanishing_leading_coefficient() {
+        let dom = Interval::new(-1.0, 1.0).unwrap();
+        let a = Interval::new(-1e-300, 1e-300).unwrap();
+        let [r, none] = critical_points(a, Interval::point(2.0), Interval::point(0.3), dom);
+        let r = r.unwrap();
+        assert!(none.is_none());
+        assert!(r.contains(-0.15) && r.width() < 1e-15, "{r:?}");
+        // b may vanish too: anywhere in the domain.
+        let [r, _] = critical_points(a, Interval::new(-1.0, 1.0).unwrap(), Interval::ONE, dom);
+        assert_eq!(r, Some(dom));
+        // A quadratic whose product form is unbounded (q ∋ 0): the sum form
+        // keeps the second root bounded.
+        let [r1, r2] = critical_points(Interval::point(3.0), Interval::ZERO, Interval::ZERO, dom);
+        assert!(r1.unwrap().contains(0.0) && r2.unwrap().contains(0.0));
+        assert!(r1.unwrap().width() < 1e-100 && r2.unwrap().width() < 1e-100);
     }
 }

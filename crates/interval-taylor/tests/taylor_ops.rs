@@ -13,6 +13,7 @@ mod support;
 
 use armature_interval_taylor::{Interval, TaylorModel, TimeDomain};
 use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
 use support::{Dd, config, contains_dd, cos_dd, ge_dd, le_dd, sin_dd, two_prod, two_sum};
 
 const CASES: u32 = 10_000;
@@ -279,6 +280,22 @@ proptest! {
         prop_assert!(b.lo() >= lo - slack && b.hi() <= hi + slack, "{b:?} is loose around [{lo}, {hi}]");
     }
 
+    /// Polynomial ranges with zero, tiny and mixed-scale coefficients
+    /// (quadratics posing as cubics, vanishing linear parts): every exactly
+    /// evaluated sample lies in the bound, and the bound exceeds the sampled
+    /// range by little.
+    #[test]
+    fn degenerate_polynomial_ranges(
+        dom in domain(),
+        c in prop::array::uniform4(degenerate_coeff()),
+        fr in prop::collection::vec(0.0..=1.0f64, 24),
+    ) {
+        let m3 = TaylorModel::<3>::from_parts(dom, c[0], [c[1], c[2], c[3]], Interval::ZERO).unwrap();
+        range_is_sound_and_tight(&m3, &fr)?;
+        let m2 = TaylorModel::<2>::from_parts(dom, c[0], [c[1], c[2]], Interval::ZERO).unwrap();
+        range_is_sound_and_tight(&m2, &fr)?;
+    }
+
     /// Mixing domains is an error for the `try_*` operations.
     #[test]
     fn domain_mismatch_is_an_error(a in 0.0..0.5f64) {
@@ -292,6 +309,155 @@ proptest! {
         prop_assert!(TaylorModel::try_dot(&[x], &[y]).is_err());
         prop_assert!(x.restrict(d2).is_err());
     }
+}
+
+/// A coefficient for the degenerate range tests: often exactly zero,
+/// sometimes tiny or far from the others in scale.
+fn degenerate_coeff() -> impl Strategy<Value = f64> {
+    prop_oneof![
+        3 => Just(0.0),
+        3 => -5.0..5.0f64,
+        1 => -1e-9..1e-9f64,
+        1 => Just(1e-200),
+        1 => Just(-3e-170),
+        1 => prop_oneof![Just(1.0), Just(-2.0), Just(0.5)],
+    ]
+}
+
+/// The real critical points of `Σ c_k s^k` (order ≤ 3), in f64.
+fn critical_offsets(c: &[f64; 4]) -> Vec<f64> {
+    let (a, b, k) = (3.0 * c[3], 2.0 * c[2], c[1]);
+    if a == 0.0 {
+        return if b == 0.0 { vec![] } else { vec![-k / b] };
+    }
+    let disc = b * b - 4.0 * a * k;
+    if disc < 0.0 {
+        return vec![];
+    }
+    let q = -0.5 * (b + b.signum() * disc.sqrt());
+    let mut v = vec![q / a];
+    if q != 0.0 {
+        v.push(k / q);
+    }
+    v
+}
+
+/// Checks `bound()` of a polynomial model against exact (double-double)
+/// values at the end points, the midpoint, sampled points and the f64
+/// critical points with their neighbours: all inside, and the bound no
+/// wider than the sampled range plus a relative 1e-12.
+fn range_is_sound_and_tight<const N: usize>(
+    m: &TaylorModel<N>,
+    fr: &[f64],
+) -> Result<(), TestCaseError> {
+    let dom = *m.domain();
+    let b = m.bound();
+    let mut c = [0.0; 4];
+    for (k, ck) in c.iter_mut().enumerate().take(N + 1) {
+        *ck = m.coeff(k);
+    }
+    let mut ts = times(&dom, fr);
+    for s in critical_offsets(&c) {
+        let t = dom.mid() + s;
+        for t in [t.next_down(), t, t.next_up()] {
+            if dom.contains(t) {
+                ts.push(t);
+            }
+        }
+    }
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for &t in &ts {
+        let v = poly_dd(m, t);
+        prop_assert!(contains_dd(b, v), "t = {t}: {v:?} outside {b:?} for {m:?}");
+        lo = lo.min(v.to_f64());
+        hi = hi.max(v.to_f64());
+    }
+    let slack = 1e-12 * (1.0 + lo.abs().max(hi.abs()));
+    prop_assert!(
+        b.lo() >= lo - slack && b.hi() <= hi + slack,
+        "{b:?} is loose around [{lo}, {hi}] for {m:?}"
+    );
+    Ok(())
+}
+
+/// `s²` posing as a cubic (a zero cubic coefficient) on `[−1, 1]` has the
+/// range `[0, 1]`; the zero coefficient must not turn into a possibly
+/// vanishing leading term that lets a critical point lie anywhere.
+#[test]
+fn square_as_cubic_has_its_true_range() {
+    let dom = TimeDomain::new(-1.0, 1.0).unwrap();
+    // A few dozen ulps of outward rounding (domain offsets, Horner steps).
+    let tiny = 1e-14;
+    let check = |b: Interval| {
+        assert!(
+            b.lo() >= -tiny && b.lo() <= 0.0 && b.hi() >= 1.0 && b.hi() <= 1.0 + tiny,
+            "{b:?}"
+        );
+    };
+    check(
+        TaylorModel::<3>::from_parts(dom, 0.0, [0.0, 1.0, 0.0], Interval::ZERO)
+            .unwrap()
+            .bound(),
+    );
+    check(
+        TaylorModel::<2>::from_parts(dom, 0.0, [0.0, 1.0], Interval::ZERO)
+            .unwrap()
+            .bound(),
+    );
+    // The product of the identity with itself is the same quadratic.
+    let s = TaylorModel::<3>::identity(dom);
+    check((s * s).bound());
+    // A shifted parabola: (s − 0.5)² = s² − s + 0.25 on [−1, 1] is [0, 2.25].
+    let p = TaylorModel::<3>::from_parts(dom, 0.25, [-1.0, 1.0, 0.0], Interval::ZERO).unwrap();
+    let b = p.bound();
+    assert!(
+        b.lo() >= -tiny && b.lo() <= 0.0 && b.hi() >= 2.25 && b.hi() <= 2.25 + tiny,
+        "{b:?}"
+    );
+    // A cubic with a double critical point at 0 (s³): exactly [−1, 1].
+    let c = TaylorModel::<3>::from_parts(dom, 0.0, [0.0, 0.0, 1.0], Interval::ZERO).unwrap();
+    let b = c.bound();
+    assert!(b.lo() >= -1.0 - tiny && b.hi() <= 1.0 + tiny, "{b:?}");
+}
+
+/// Products whose magnitudes or coefficients underflow lose absolute
+/// amounts below `2⁻¹⁰⁷⁴`, but those are later weighted by huge powers of
+/// the domain radius or huge coefficients: the result must still hold the
+/// exact value.
+#[test]
+fn underflowing_products_stay_enclosed() {
+    let p2 = |e: i32| 2f64.powi(e);
+    // (c s)² with c² below the subnormal range: the s² coefficient rounds
+    // to zero while the value at s = 2⁶⁰ is (c 2⁶⁰)² ≈ 2⁻⁹⁶⁰.
+    let c = p2(-540) * (1.0 + f64::EPSILON);
+    let r = p2(60);
+    let dom = TimeDomain::new(-r, r).unwrap();
+    let a = TaylorModel::<3>::from_parts(dom, 0.0, [c, 0.0, 0.0], Interval::ZERO).unwrap();
+    let sq = a * a;
+    let truth = two_prod(c * r, c * r);
+    assert!(claims(&sq, r, truth), "{sq:?} misses {truth:?}");
+    assert!(contains_dd(sq.bound(), truth));
+    // (C s³)² on |s| ≤ 2⁻²⁰⁰: every kept coefficient is zero and the
+    // truncated s⁶ term is 2¹⁰⁰⁰ s⁶ = 2⁻²⁰⁰ at the end point, although
+    // rad⁶ = 2⁻¹²⁰⁰ underflows.
+    let r = p2(-200);
+    let dom = TimeDomain::new(-r, r).unwrap();
+    let a = TaylorModel::<3>::from_parts(dom, 0.0, [0.0, 0.0, p2(500)], Interval::ZERO).unwrap();
+    let sq = a * a;
+    let truth = Dd::from_f64(p2(-200));
+    assert!(claims(&sq, r, truth), "{sq:?} misses {truth:?}");
+    // λ·(c s) with λ c below the subnormal range, on |s| ≤ 2¹⁰⁰: the value
+    // at the end point is λ c 2¹⁰⁰ ≈ 2⁻¹⁰⁰⁰.
+    let r = p2(100);
+    let dom = TimeDomain::new(-r, r).unwrap();
+    let c = p2(-500) * (1.0 + f64::EPSILON);
+    let a = TaylorModel::<3>::from_parts(dom, 0.0, [c, 0.0, 0.0], Interval::ZERO).unwrap();
+    let lambda = p2(-600);
+    let scaled = a.scale(lambda);
+    let truth = Dd::from_f64(c * r * lambda);
+    assert!(claims(&scaled, r, truth), "{scaled:?} misses {truth:?}");
+    let dotted = TaylorModel::try_dot(&[a], &[TaylorModel::constant(dom, lambda)]).unwrap();
+    assert!(claims(&dotted, r, truth), "{dotted:?} misses {truth:?}");
 }
 
 #[test]

@@ -55,6 +55,21 @@
 //!   convexity argument of M4 §5.2, the AABB of the boxes bounding each
 //!   corner's trajectory bounds the whole moving OBB. With interval poses the
 //!   result is also intersected with `centre ± |R·A|·e` (both are sound).
+//! - *Taylor boxes on large swings.* The Lagrange remainders of `sin` and
+//!   `cos` grow with the fourth power of the swept angle, so one Taylor
+//!   model over a multi-turn swing is useless (a 1 m lever turning 12 rad
+//!   gets a ±86 m box). The boxes of [`LinkEnclosures`] therefore split
+//!   `[t0, t1]` into pieces on which no joint sweeps more than
+//!   [`TAYLOR_PIECE_SWING`] (at most [`MAX_TAYLOR_PIECES`]), and on each
+//!   piece intersect the Taylor box with the interval box. The interval
+//!   poses of the pieces have their rotation entries clamped to `[−ρ, ρ]`,
+//!   `ρ` an upper bound on the spectral norm of the exact world rotation:
+//!   the product along the chain of `‖A‖₂` for the constant f64 factor `A`
+//!   of each local rotation (`1 + O(ε)` for rounded rotations, bounded by
+//!   Gershgorin on `AᵀA`), since the time-dependent factors are exact
+//!   rotations. The same `ρ` bounds how far a point at distance `d` from
+//!   the link origin can be from the origin's box (`ρ d`). The union of the
+//!   per-piece boxes encloses the motion over `[t0, t1]`.
 //!
 //! Hot paths do not allocate: the `*_into` functions write into caller-owned
 //! slices, and [`EnclosureWorkspace`] keeps its buffers between queries.
@@ -99,6 +114,18 @@ use glam::{DAffine3, DMat3, DVec3};
 /// arc's translation is a product of three factors that depend on `t`, and
 /// interval arithmetic overestimates it in proportion to the width of `t`.
 pub const ARC_PIECES: usize = 8;
+
+/// Largest rotation (radians) any joint may sweep over one piece of time
+/// before the Taylor boxes of [`EnclosureWorkspace`] split the interval:
+/// the Lagrange remainders of `sin` and `cos` grow with the fourth power of
+/// the swept angle, so one model over a multi-turn swing is far looser than
+/// the interval box. A quarter turn keeps each remainder below 0.02.
+pub const TAYLOR_PIECE_SWING: f64 = core::f64::consts::FRAC_PI_2;
+
+/// Most pieces of time the Taylor boxes of [`EnclosureWorkspace`] use; a
+/// larger swing gets pieces of more than [`TAYLOR_PIECE_SWING`] each
+/// (sound, looser).
+pub const MAX_TAYLOR_PIECES: usize = 64;
 
 /// Which enclosure of the link poses to compute.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -489,6 +516,263 @@ impl JointSpaceLocal {
     }
 }
 
+/// A link's motion relative to its parent, as the piecewise Taylor boxes
+/// of [`EnclosureWorkspace`] need it.
+trait LocalEnclosure {
+    fn interval(&self, t: Interval) -> Result<IntervalAffine3, KinematicsError>;
+    fn taylor(&self, dom: TimeDomain) -> Result<TaylorAffine3, KinematicsError>;
+    /// Largest rate (radians per unit time) of any angle the motion's
+    /// rotation or translation turns with.
+    fn rate(&self) -> f64;
+    /// The constant factor `A` of the exact local rotation, `Q(t)·A` or
+    /// `A·Q(t)` with `Q(t)` orthogonal: the rotation's spectral norm is at
+    /// most `‖A‖₂`.
+    fn rot_factor(&self) -> DMat3;
+}
+
+impl LocalEnclosure for LocalMotion {
+    fn interval(&self, t: Interval) -> Result<IntervalAffine3, KinematicsError> {
+        self.interval_enclosure(t)
+    }
+    fn taylor(&self, dom: TimeDomain) -> Result<TaylorAffine3, KinematicsError> {
+        self.taylor_enclosure(dom)
+    }
+    fn rate(&self) -> f64 {
+        self.omega.abs()
+    }
+    fn rot_factor(&self) -> DMat3 {
+        // Rot(axis, ω t)·rot0, the axis normalised exactly.
+        self.rot0
+    }
+}
+
+impl LocalEnclosure for JointSpaceLocal {
+    fn interval(&self, t: Interval) -> Result<IntervalAffine3, KinematicsError> {
+        self.interval_enclosure(t)
+    }
+    fn taylor(&self, dom: TimeDomain) -> Result<TaylorAffine3, KinematicsError> {
+        self.taylor_enclosure(dom)
+    }
+    fn rate(&self) -> f64 {
+        match self {
+            Self::Screw(m) => m.omega.abs(),
+            // The rotation turns with α, the translation's direction with
+            // ψ = φ + α/2.
+            Self::Arc(a) => a
+                .alpha
+                .slope
+                .abs()
+                .max((a.phi.slope + 0.5 * a.alpha.slope).abs()),
+        }
+    }
+    fn rot_factor(&self) -> DMat3 {
+        match self {
+            Self::Screw(m) => m.rot0,
+            // origin ∘ (Rot_z(α), …).
+            Self::Arc(a) => a.origin.matrix3,
+        }
+    }
+}
+
+/// An upper bound on the spectral norm `‖A‖₂` of the exact matrix `a`:
+/// `‖A‖₂² = λ_max(AᵀA)`, at most the largest absolute row sum of `AᵀA`
+/// (Gershgorin), computed in interval arithmetic. A rotation rounded to
+/// f64 gets `1 + O(ε)`.
+fn spectral_norm_bound(a: DMat3) -> f64 {
+    let m = IntervalMat3::from_dmat3(a);
+    let g = m.transpose().mul_mat3(&m);
+    let mut nu = 0.0_f64;
+    for i in 0..3 {
+        let r = g.row(i);
+        nu = nu.max((Interval::point(r.x.mag()) + r.y.mag() + r.z.mag()).hi());
+    }
+    Interval::point(nu)
+        .sqrt()
+        .map_or(f64::INFINITY, Interval::hi)
+}
+
+/// `[−m, m]` for an upper bound `m` of `ρ·len` (`len` non-negative).
+fn reach(rho: f64, len: Interval) -> Interval {
+    symmetric((Interval::point(rho) * len).hi())
+}
+
+/// Each entry of `m` intersected with `[−ρ, ρ]` (entries of a matrix of
+/// spectral norm at most `ρ`).
+fn clamp_entries(m: &mut IntervalMat3, rho: f64) {
+    let r = symmetric(rho);
+    for col in [&mut m.x_axis, &mut m.y_axis, &mut m.z_axis] {
+        for e in [&mut col.x, &mut col.y, &mut col.z] {
+            *e = e.intersect(r).unwrap_or(*e);
+        }
+    }
+}
+
+/// The entry-wise intersection of two enclosures of the same non-empty set
+/// of transforms (`a` where rounding ever made them disjoint).
+fn meet_affine(a: &IntervalAffine3, b: &IntervalAffine3) -> IntervalAffine3 {
+    let (ra, rb) = (&a.rotation, &b.rotation);
+    IntervalAffine3::new(
+        IntervalMat3::from_cols(
+            intersect_boxes(&ra.x_axis, &rb.x_axis),
+            intersect_boxes(&ra.y_axis, &rb.y_axis),
+            intersect_boxes(&ra.z_axis, &rb.z_axis),
+        ),
+        intersect_boxes(&a.translation, &b.translation),
+    )
+}
+
+/// Number of pieces of `[t0, t1]` for a largest angular rate `rate`: each
+/// piece sweeps at most [`TAYLOR_PIECE_SWING`], up to
+/// [`MAX_TAYLOR_PIECES`] pieces.
+fn piece_count(rate: f64, t0: f64, t1: f64) -> usize {
+    let swing = rate * (t1 - t0);
+    if swing.is_nan() || swing <= TAYLOR_PIECE_SWING {
+        // Small swings, and NaN (reported by the enclosures themselves).
+        return 1;
+    }
+    let k = (swing / TAYLOR_PIECE_SWING).ceil();
+    if k >= MAX_TAYLOR_PIECES as f64 {
+        MAX_TAYLOR_PIECES
+    } else {
+        (k as usize).max(1)
+    }
+}
+
+/// Piece `k` of `count` of `[t0, t1]`. The split points are monotone in
+/// `k` and clamped to `[t0, t1]`, the first and last are `t0` and `t1`
+/// exactly, and consecutive pieces share their end points, so the pieces
+/// cover `[t0, t1]`.
+fn piece_bounds(t0: f64, t1: f64, k: usize, count: usize) -> (f64, f64) {
+    let at = |j: usize| {
+        if j == 0 {
+            t0
+        } else if j >= count {
+            t1
+        } else {
+            (t0 + (t1 - t0) * (j as f64 / count as f64)).clamp(t0, t1)
+        }
+    };
+    (at(k), at(k + 1))
+}
+
+/// As [`chain_interval`], each world rotation clamped entry-wise to
+/// `[−ρᵢ, ρᵢ]`, `ρᵢ` a bound on its spectral norm.
+fn chain_interval_clamped(
+    parents: &[Option<usize>],
+    rho: &[f64],
+    out: &mut [IntervalAffine3],
+    mut local: impl FnMut(usize) -> Result<IntervalAffine3, KinematicsError>,
+) -> Result<(), KinematicsError> {
+    for (i, parent) in parents.iter().enumerate() {
+        let l = local(i)?;
+        let mut w = match parent {
+            Some(p) if *p < i => out[*p].compose(&l),
+            _ => l,
+        };
+        clamp_entries(&mut w.rotation, rho[i]);
+        out[i] = w;
+    }
+    Ok(())
+}
+
+/// The per-piece enclosures behind the Taylor boxes of [`LinkEnclosures`]:
+/// `[t0, t1]` is split so that no joint sweeps more than
+/// [`TAYLOR_PIECE_SWING`] per piece, and every piece gets Taylor poses and
+/// interval poses whose rotations are clamped by their spectral norms.
+#[derive(Clone, Debug, Default)]
+struct TaylorPieces {
+    /// Taylor poses per piece, piece-major; unused for a single piece (the
+    /// whole-interval poses serve).
+    taylor: Vec<TaylorAffine3>,
+    /// Interval poses per piece, piece-major, rotations clamped.
+    interval: Vec<IntervalAffine3>,
+    /// Upper bound on the spectral norm of each link's world rotation.
+    rho: Vec<f64>,
+    /// Number of pieces.
+    count: usize,
+}
+
+impl TaylorPieces {
+    fn compute<L: LocalEnclosure>(
+        &mut self,
+        parents: &[Option<usize>],
+        locals: &[L],
+        t0: f64,
+        t1: f64,
+    ) -> Result<(), KinematicsError> {
+        let n = locals.len();
+        self.rho.clear();
+        for (i, (l, parent)) in locals.iter().zip(parents).enumerate() {
+            let own = spectral_norm_bound(l.rot_factor());
+            let r = match parent {
+                Some(p) if *p < i => (Interval::point(self.rho[*p]) * own).hi(),
+                _ => own,
+            };
+            self.rho.push(r);
+        }
+        let rate = locals.iter().map(L::rate).fold(0.0, f64::max);
+        let count = piece_count(rate, t0, t1);
+        self.count = count;
+        self.interval.resize(count * n, IntervalAffine3::IDENTITY);
+        if count > 1 {
+            self.taylor
+                .resize(count * n, TaylorAffine3::identity(TimeDomain::unit()));
+        }
+        for k in 0..count {
+            let (a, b) = piece_bounds(t0, t1, k, count);
+            let t = Interval::new(a, b)?;
+            let out = &mut self.interval[k * n..(k + 1) * n];
+            chain_interval_clamped(parents, &self.rho, out, |i| locals[i].interval(t))?;
+            if count > 1 {
+                let dom = TimeDomain::new(a, b)?;
+                let out = &mut self.taylor[k * n..(k + 1) * n];
+                chain_taylor(parents, out, |i| locals[i].taylor(dom))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn view<'a>(&'a self, whole: &'a [TaylorAffine3]) -> TaylorView<'a> {
+        TaylorView {
+            whole,
+            pieces: &self.taylor,
+            interval: &self.interval,
+            rho: &self.rho,
+            count: self.count,
+        }
+    }
+}
+
+/// Borrowed [`TaylorPieces`] with the whole-interval Taylor poses.
+#[derive(Clone, Copy, Debug)]
+struct TaylorView<'a> {
+    whole: &'a [TaylorAffine3],
+    pieces: &'a [TaylorAffine3],
+    interval: &'a [IntervalAffine3],
+    rho: &'a [f64],
+    count: usize,
+}
+
+impl<'a> TaylorView<'a> {
+    /// The Taylor pose of `link` over piece `k`.
+    fn taylor(&self, k: usize, link: usize) -> &'a TaylorAffine3 {
+        if self.count == 1 {
+            &self.whole[link]
+        } else {
+            &self.pieces[k * self.whole.len() + link]
+        }
+    }
+
+    /// The pose enclosure of `link` over piece `k`: the Taylor bound
+    /// intersected with the clamped interval pose.
+    fn pose(&self, k: usize, link: usize) -> IntervalAffine3 {
+        meet_affine(
+            &self.taylor(k, link).bound(),
+            &self.interval[k * self.whole.len() + link],
+        )
+    }
+}
+
 /// `world(i) = world(parent) ∘ local(i)` in tree order (parents first).
 fn chain_interval(
     parents: &[Option<usize>],
@@ -832,6 +1116,34 @@ impl LinkObb {
     }
 }
 
+impl LinkObb {
+    /// The Taylor box over every piece of time, hulled: per piece, the
+    /// Taylor corner box intersected with the interval box of the clamped
+    /// piece pose and with `centre ± ρ Σⱼ eⱼ |axisⱼ|` (every point of the
+    /// box is at most that far from its centre after a linear map of norm
+    /// at most `ρ`).
+    fn aabb_taylor_pieces(&self, v: &TaylorView<'_>, link: usize) -> IntervalVec3 {
+        let e = self.half_extents;
+        let len = |a: DVec3| IntervalVec3::from_point(a).length();
+        let spread = Interval::point(e.x) * len(self.axes.x_axis)
+            + Interval::point(e.y) * len(self.axes.y_axis)
+            + Interval::point(e.z) * len(self.axes.z_axis);
+        let r = reach(v.rho[link], spread);
+        let mut out: Option<IntervalVec3> = None;
+        for k in 0..v.count {
+            let pose = v.pose(k, link);
+            let around = pose.transform_point(self.center) + IntervalVec3::new(r, r, r);
+            let b = intersect_boxes(
+                &self.aabb_taylor(v.taylor(k, link)),
+                &self.aabb_interval(&pose),
+            );
+            let b = intersect_boxes(&b, &around);
+            out = Some(out.map_or(b, |acc| acc.hull(&b)));
+        }
+        out.unwrap_or_default()
+    }
+}
+
 /// The intersection of two boxes that both hold the same non-empty set
 /// (`a` if rounding ever made them disjoint).
 fn intersect_boxes(a: &IntervalVec3, b: &IntervalVec3) -> IntervalVec3 {
@@ -848,7 +1160,11 @@ fn intersect_boxes(a: &IntervalVec3, b: &IntervalVec3) -> IntervalVec3 {
 /// A query encloses every link's world pose over `[t0, t1] ⊆ [0, 1]` by
 /// interval products (M1 §4.1) or third-order Taylor models (M4 §5.2) and
 /// returns them as [`LinkEnclosures`], from which the dynamic AABBs of link
-/// boxes and point sets follow. **Guarantee**: conservative in floating
+/// boxes and point sets follow. Taylor queries also split `[t0, t1]` where
+/// a joint sweeps more than [`TAYLOR_PIECE_SWING`] and keep, per piece,
+/// Taylor and clamped interval poses whose boxes are intersected (see the
+/// module docs); [`LinkEnclosures::taylor_poses`] still gives the models
+/// over the whole interval. **Guarantee**: conservative in floating
 /// point — the exact pose of the motion at every `t ∈ [t0, t1]`, and every
 /// point of a box or point set fixed on the link, lies inside.
 ///
@@ -873,6 +1189,9 @@ fn intersect_boxes(a: &IntervalVec3, b: &IntervalVec3) -> IntervalVec3 {
 pub struct EnclosureWorkspace {
     interval: Vec<IntervalAffine3>,
     taylor: Vec<TaylorAffine3>,
+    pieces: TaylorPieces,
+    parents: Vec<Option<usize>>,
+    locals: Vec<JointSpaceLocal>,
 }
 
 impl EnclosureWorkspace {
@@ -888,6 +1207,9 @@ impl EnclosureWorkspace {
         Self {
             interval: Vec::with_capacity(links),
             taylor: Vec::with_capacity(links),
+            pieces: TaylorPieces::default(),
+            parents: Vec::with_capacity(links),
+            locals: Vec::with_capacity(links),
         }
     }
 
@@ -919,7 +1241,9 @@ impl EnclosureWorkspace {
             }
             EnclosureKind::Taylor => {
                 motion.enclose_taylor_into(t0, t1, &mut self.taylor)?;
-                Poses::Taylor(&self.taylor)
+                self.pieces
+                    .compute(motion.parents(), motion.local(), t0, t1)?;
+                Poses::Taylor(self.pieces.view(&self.taylor))
             }
         };
         Ok(LinkEnclosures { t0, t1, poses })
@@ -945,7 +1269,15 @@ impl EnclosureWorkspace {
             }
             EnclosureKind::Taylor => {
                 motion.enclose_taylor_into(tree, t0, t1, &mut self.taylor)?;
-                Poses::Taylor(&self.taylor)
+                let (q0, q1) = (motion.start(), motion.end());
+                self.parents.clear();
+                self.parents
+                    .extend(tree.links().iter().map(crate::tree::Link::parent));
+                self.locals.clear();
+                self.locals
+                    .extend((0..tree.len()).map(|i| JointSpaceLocal::new(tree, q0, q1, i)));
+                self.pieces.compute(&self.parents, &self.locals, t0, t1)?;
+                Poses::Taylor(self.pieces.view(&self.taylor))
             }
         };
         Ok(LinkEnclosures { t0, t1, poses })
@@ -955,7 +1287,7 @@ impl EnclosureWorkspace {
 #[derive(Clone, Copy, Debug)]
 enum Poses<'a> {
     Interval(&'a [IntervalAffine3]),
-    Taylor(&'a [TaylorAffine3]),
+    Taylor(TaylorView<'a>),
 }
 
 /// The pose enclosures of every link of one motion over one time interval,
@@ -992,7 +1324,7 @@ impl<'a> LinkEnclosures<'a> {
     pub const fn len(&self) -> usize {
         match self.poses {
             Poses::Interval(p) => p.len(),
-            Poses::Taylor(p) => p.len(),
+            Poses::Taylor(v) => v.whole.len(),
         }
     }
 
@@ -1015,7 +1347,7 @@ impl<'a> LinkEnclosures<'a> {
     #[must_use]
     pub const fn taylor_poses(&self) -> Option<&'a [TaylorAffine3]> {
         match self.poses {
-            Poses::Taylor(p) => Some(p),
+            Poses::Taylor(v) => Some(v.whole),
             Poses::Interval(_) => None,
         }
     }
@@ -1031,7 +1363,10 @@ impl<'a> LinkEnclosures<'a> {
         }
     }
 
-    /// Enclosure of link `link`'s world pose over the whole interval.
+    /// Enclosure of link `link`'s world pose over the whole interval. For
+    /// Taylor enclosures: the hull over the pieces of time (see
+    /// [`EnclosureWorkspace`]) of the Taylor bound intersected with the
+    /// interval pose, rotation entries clamped by the rotation's norm.
     ///
     /// # Errors
     /// [`KinematicsError::LinkIndex`].
@@ -1039,7 +1374,21 @@ impl<'a> LinkEnclosures<'a> {
         self.check_link(link)?;
         Ok(match self.poses {
             Poses::Interval(p) => p[link],
-            Poses::Taylor(p) => p[link].bound(),
+            Poses::Taylor(v) => {
+                let mut out = v.pose(0, link);
+                for k in 1..v.count {
+                    let b = v.pose(k, link);
+                    out = IntervalAffine3::new(
+                        IntervalMat3::from_cols(
+                            out.rotation.x_axis.hull(&b.rotation.x_axis),
+                            out.rotation.y_axis.hull(&b.rotation.y_axis),
+                            out.rotation.z_axis.hull(&b.rotation.z_axis),
+                        ),
+                        out.translation.hull(&b.translation),
+                    );
+                }
+                out
+            }
         })
     }
 
@@ -1051,7 +1400,9 @@ impl<'a> LinkEnclosures<'a> {
         self.points_aabb(link, core::slice::from_ref(&p))
     }
 
-    /// The dynamic AABB of a point set fixed on link `link` (link frame).
+    /// The dynamic AABB of a point set fixed on link `link` (link frame;
+    /// for Taylor enclosures, per piece of time and intersected with the
+    /// interval box, see the module docs).
     ///
     /// # Errors
     /// [`KinematicsError::LinkIndex`], [`KinematicsError::EmptyPoints`],
@@ -1062,7 +1413,6 @@ impl<'a> LinkEnclosures<'a> {
         points: &[DVec3],
     ) -> Result<IntervalVec3, KinematicsError> {
         self.check_link(link)?;
-        let mut out: Option<IntervalVec3> = None;
         for p in points {
             if let Some(&value) = p.to_array().iter().find(|c| !c.is_finite()) {
                 return Err(KinematicsError::NotFinite {
@@ -1071,11 +1421,25 @@ impl<'a> LinkEnclosures<'a> {
                     value,
                 });
             }
-            let b = match self.poses {
-                Poses::Interval(poses) => poses[link].transform_point(*p),
-                Poses::Taylor(poses) => poses[link].bound_point(*p),
-            };
-            out = Some(out.map_or(b, |acc| acc.hull(&b)));
+        }
+        let mut out: Option<IntervalVec3> = None;
+        let mut add = |b: IntervalVec3| out = Some(out.map_or(b, |acc| acc.hull(&b)));
+        match self.poses {
+            Poses::Interval(poses) => points
+                .iter()
+                .for_each(|p| add(poses[link].transform_point(*p))),
+            Poses::Taylor(v) => {
+                for k in 0..v.count {
+                    let (tm, pose) = (v.taylor(k, link), v.pose(k, link));
+                    for p in points {
+                        // |R(t) p| ≤ ρ |p| on every axis.
+                        let r = reach(v.rho[link], IntervalVec3::from_point(*p).length());
+                        let around = pose.translation + IntervalVec3::new(r, r, r);
+                        let b = intersect_boxes(&tm.bound_point(*p), &pose.transform_point(*p));
+                        add(intersect_boxes(&b, &around));
+                    }
+                }
+            }
         }
         out.ok_or_else(|| KinematicsError::EmptyPoints {
             link: format!("#{link}"),
@@ -1083,7 +1447,8 @@ impl<'a> LinkEnclosures<'a> {
     }
 
     /// The dynamic AABB of a box fixed on link `link` (M4 §5.2: the AABB
-    /// of its 8 corners' trajectories).
+    /// of its 8 corners' trajectories; for Taylor enclosures, per piece of
+    /// time and intersected with the interval box, see the module docs).
     ///
     /// # Errors
     /// [`KinematicsError::LinkIndex`].
@@ -1091,7 +1456,7 @@ impl<'a> LinkEnclosures<'a> {
         self.check_link(link)?;
         Ok(match self.poses {
             Poses::Interval(p) => obb.aabb_interval(&p[link]),
-            Poses::Taylor(p) => obb.aabb_taylor(&p[link]),
+            Poses::Taylor(v) => obb.aabb_taylor_pieces(&v, link),
         })
     }
 

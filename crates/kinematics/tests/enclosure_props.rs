@@ -207,8 +207,10 @@ fn push_quat(v: &mut Vec<f64>, q: DQuat) {
 }
 
 /// Builds the tree: `chain` links each link to the previous one, otherwise
-/// to a random earlier link; `max_angle` bounds the quaternion swings.
-fn build(gens: &[LinkGen], chain: bool, kinds: &[Kind], max_angle: f64) -> Case {
+/// to a random earlier link; `max_angle` bounds the quaternion swings and
+/// `turns` scales the swings of angle joints (revolute, continuous, planar,
+/// vehicles; 1: up to 3π, 2π for braking arcs).
+fn build(gens: &[LinkGen], chain: bool, kinds: &[Kind], max_angle: f64, turns: f64) -> Case {
     let mut specs = Vec::new();
     let mut obbs = Vec::new();
     let (mut q0, mut q1) = (Vec::new(), Vec::new());
@@ -229,7 +231,7 @@ fn build(gens: &[LinkGen], chain: bool, kinds: &[Kind], max_angle: f64) -> Case 
             Kind::Fixed => JointType::Fixed,
             Kind::Revolute | Kind::Continuous => {
                 q0.push(PI * u[0]);
-                q1.push(PI * u[0] + d(0, 3.0 * PI));
+                q1.push(PI * u[0] + d(0, 3.0 * PI * turns));
                 if kind == Kind::Revolute {
                     JointType::Revolute { axis }
                 } else {
@@ -254,7 +256,11 @@ fn build(gens: &[LinkGen], chain: bool, kinds: &[Kind], max_angle: f64) -> Case 
             Kind::Planar => {
                 let a = [0.5 * u[0], 0.5 * u[1], PI * u[2]];
                 q0.extend_from_slice(&a);
-                q1.extend_from_slice(&[a[0] + d(0, 0.5), a[1] + d(1, 0.5), a[2] + d(2, 3.0 * PI)]);
+                q1.extend_from_slice(&[
+                    a[0] + d(0, 0.5),
+                    a[1] + d(1, 0.5),
+                    a[2] + d(2, 3.0 * PI * turns),
+                ]);
                 JointType::Planar { normal: axis }
             }
             Kind::Floating => {
@@ -283,11 +289,11 @@ fn build(gens: &[LinkGen], chain: bool, kinds: &[Kind], max_angle: f64) -> Case 
                 let (a0, a1) = if g.special == 5 {
                     (0.0, 0.0)
                 } else {
-                    (PI * u[2], PI * u[2] + d(2, 2.0 * PI))
+                    (PI * u[2], PI * u[2] + d(2, 2.0 * PI * turns))
                 };
                 if kind == Kind::OmniVehicle {
                     q0.push(PI * u[0]);
-                    q1.push(PI * u[0] + d(0, PI));
+                    q1.push(PI * u[0] + d(0, PI * turns));
                 }
                 q0.extend_from_slice(&[s0, a0]);
                 q1.extend_from_slice(&[s1, a1]);
@@ -319,12 +325,17 @@ fn build(gens: &[LinkGen], chain: bool, kinds: &[Kind], max_angle: f64) -> Case 
 }
 
 fn case(kinds: &'static [Kind], max_angle: f64) -> impl Strategy<Value = Case> {
+    case_turns(kinds, max_angle, 1.0)
+}
+
+/// As [`case`] with the swings of angle joints scaled by `turns`.
+fn case_turns(kinds: &'static [Kind], max_angle: f64, turns: f64) -> impl Strategy<Value = Case> {
     (
         1..=15usize,
         any::<bool>(),
         prop::collection::vec(link_gen(), 15),
     )
-        .prop_map(move |(n, chain, gens)| build(&gens[..n], chain, kinds, max_angle))
+        .prop_map(move |(n, chain, gens)| build(&gens[..n], chain, kinds, max_angle, turns))
 }
 
 /// `[t0, t1] ⊆ [0, 1]`: the whole of it, a random piece, or a point.
@@ -591,6 +602,195 @@ proptest! {
         }
         if w <= 1e-6 {
             prop_assert!(r.width() <= w + 1e-9, "{r:?} loose on [{a}, {b}]");
+        }
+    }
+}
+
+/// A visitor of the boxes of one enclosure kind.
+type Visit<'v> = dyn FnMut(&LinkEnclosures<'_>) -> Result<(), TestCaseError> + 'v;
+
+/// Computes the enclosures of one kind and hands them to the visitor.
+type Enclose<'e> = dyn FnMut(EnclosureKind, &mut Visit<'_>) -> Result<(), TestCaseError> + 'e;
+
+/// Checks the workspace's Taylor boxes (OBB box ∩ point box, see
+/// [`boxes`]) and pose bounds against the truth at 129 times, and, for
+/// motions without braking arcs, that they are no wider than the interval
+/// boxes (up to rounding).
+fn check_workspace_boxes(
+    case: &Case,
+    (t0, t1): (f64, f64),
+    us: &[DVec3],
+    mut truth: impl FnMut(f64, &mut [DAffine3]),
+    enclose: &mut Enclose<'_>,
+) -> Result<(), TestCaseError> {
+    let n = case.tree.len();
+    let mut ia_boxes = Vec::new();
+    enclose(EnclosureKind::Interval, &mut |e| {
+        ia_boxes = boxes(e, case, us)?;
+        Ok(())
+    })?;
+    let (mut tm_boxes, mut bounds) = (Vec::new(), Vec::new());
+    enclose(EnclosureKind::Taylor, &mut |e| {
+        tm_boxes = boxes(e, case, us)?;
+        bounds = (0..n).map(|i| e.pose_bound(i).unwrap()).collect();
+        Ok(())
+    })?;
+    let mut poses = vec![DAffine3::IDENTITY; n];
+    for k in 0..=128 {
+        let t = if k == 128 {
+            t1
+        } else {
+            (t0 + (t1 - t0) * f64::from(k) / 128.0).clamp(t0, t1)
+        };
+        truth(t, &mut poses);
+        for i in 0..n {
+            let p = &poses[i];
+            prop_assert!(
+                widen(&bounds[i], TRUTH_TOL).contains(p),
+                "Taylor pose bound of link {i} misses the pose at t = {t}: {:?} vs {p:?}",
+                bounds[i]
+            );
+            for x in obb_points(&case.obbs[i], us) {
+                let w = p.transform_point3(x);
+                prop_assert!(
+                    widen_box(&tm_boxes[i], TRUTH_TOL).contains(w),
+                    "Taylor box of link {i} misses {w} at t = {t}: {:?}",
+                    tm_boxes[i]
+                );
+            }
+        }
+    }
+    let arcs = case
+        .tree
+        .links()
+        .iter()
+        .any(|l| matches!(l.joint().kind, JointType::Vehicle | JointType::OmniVehicle));
+    if !arcs {
+        for i in 0..n {
+            let (tb, ib) = (&tm_boxes[i], &ia_boxes[i]);
+            for a in 0..3 {
+                prop_assert!(
+                    tb.get(a).width() <= ib.get(a).width() + 1e-9,
+                    "Taylor box of link {i} wider than the interval box on axis {a}: {tb:?} vs {ib:?}"
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// Angle joints swinging up to 4 × 3π (braking arcs up to 4 × 2π) over
+    /// `[0, 1]`: the workspace's Taylor boxes, built on pieces of time,
+    /// hold the sampled motion, in-between and joint-space.
+    #[test]
+    fn taylor_boxes_hold_multi_turn_swings(
+        case in (1.0..4.0f64).prop_flat_map(|turns| case_turns(&ALL, PI, turns)),
+        span in time_interval(),
+        us in units(),
+    ) {
+        let tree = &case.tree;
+        let mut ws = EnclosureWorkspace::new();
+        let ib = InBetweenMotion::new(tree, &case.q0, &case.q1).unwrap();
+        check_workspace_boxes(
+            &case,
+            span,
+            &us,
+            |t, out| ib.poses_at(t, out).unwrap(),
+            &mut |kind, f| f(&ws.in_between(&ib, kind, span.0, span.1).unwrap()),
+        )?;
+        let js = JointSpaceMotion::new(tree, &case.q0, &case.q1).unwrap();
+        let mut q = vec![0.0; tree.nq()];
+        check_workspace_boxes(
+            &case,
+            span,
+            &us,
+            |t, out| js.poses_at(tree, t, &mut q, out).unwrap(),
+            &mut |kind, f| f(&ws.joint_space(tree, &js, kind, span.0, span.1).unwrap()),
+        )?;
+    }
+}
+
+/// A 1 m lever on a continuous joint swinging 2π, 12 rad or 40 rad over
+/// `[0, 1]`. One Taylor model over the whole swing has Lagrange remainders
+/// of order `(ω/2)⁴/24` (tens of metres at 12 rad); the Taylor boxes of the
+/// workspace must be no wider than the interval boxes, whose reach is the
+/// lever (±1.1 m), and the rotation entries of the pose bound stay in
+/// `[−1, 1]` up to rounding.
+#[test]
+fn taylor_boxes_stay_useful_on_multi_turn_swings() {
+    let tree = KinematicTree::new(vec![
+        LinkSpec::new("arm", None)
+            .with_joint(Joint::new("j", JointType::Continuous { axis: DVec3::Z })),
+    ])
+    .unwrap();
+    let obb = LinkObb::new(
+        DVec3::new(0.5, 0.0, 0.0),
+        DVec3::new(0.5, 0.05, 0.05),
+        DMat3::IDENTITY,
+    )
+    .unwrap();
+    for swing in [2.0 * PI, 12.0, 40.0] {
+        let motion = InBetweenMotion::new(&tree, &[0.0], &[swing]).unwrap();
+        let mut ws = EnclosureWorkspace::new();
+        let e = ws
+            .in_between(&motion, EnclosureKind::Interval, 0.0, 1.0)
+            .unwrap();
+        let (ip, io) = (
+            e.point_aabb(0, DVec3::X).unwrap(),
+            e.obb_aabb(0, &obb).unwrap(),
+        );
+        let e = ws
+            .in_between(&motion, EnclosureKind::Taylor, 0.0, 1.0)
+            .unwrap();
+        let (tp, to) = (
+            e.point_aabb(0, DVec3::X).unwrap(),
+            e.obb_aabb(0, &obb).unwrap(),
+        );
+        for (tb, ib) in [(tp, ip), (to, io)] {
+            for a in 0..3 {
+                assert!(
+                    tb.get(a).width() <= ib.get(a).width(),
+                    "swing {swing}: Taylor box {tb:?} wider than interval box {ib:?}"
+                );
+            }
+        }
+        assert!(
+            tp.x.lo() >= -1.0 - 1e-9 && tp.x.hi() <= 1.0 + 1e-9,
+            "swing {swing}: {tp:?}"
+        );
+        let pose = e.pose_bound(0).unwrap();
+        for c in [
+            pose.rotation.x_axis,
+            pose.rotation.y_axis,
+            pose.rotation.z_axis,
+        ] {
+            for a in 0..3 {
+                let v = c.get(a);
+                assert!(
+                    v.lo() >= -1.0 - 1e-12 && v.hi() <= 1.0 + 1e-12,
+                    "swing {swing}: {pose:?}"
+                );
+            }
+        }
+        let mut poses = [DAffine3::IDENTITY];
+        for k in 0..=1000 {
+            let t = f64::from(k) / 1000.0;
+            motion.poses_at(t, &mut poses).unwrap();
+            let tip = poses[0].transform_point3(DVec3::X);
+            assert!(
+                widen_box(&tp, TRUTH_TOL).contains(tip),
+                "swing {swing}, t = {t}: {tip} outside {tp:?}"
+            );
+            for c in obb.corners() {
+                let w = poses[0].transform_point3(c);
+                assert!(
+                    widen_box(&to, TRUTH_TOL).contains(w),
+                    "swing {swing}, t = {t}: {w} outside {to:?}"
+                );
+            }
         }
     }
 }

@@ -111,12 +111,18 @@ impl Aabb {
         crate::query::distance_aabb_aabb(self, other)
     }
 
-    /// The box grown by `margin` on every side.
+    /// The box grown by `margin` on every side, rounded outward: the result
+    /// holds the exact `[min − margin, max + margin]` (a sum rounded to
+    /// nearest may fall inside it, so it is moved one ulp out). A zero
+    /// margin gives the box unchanged.
     #[must_use]
     pub fn inflated(&self, margin: f64) -> Self {
+        if margin == 0.0 {
+            return *self;
+        }
         Self {
-            min: self.min - DVec3::splat(margin),
-            max: self.max + DVec3::splat(margin),
+            min: (self.min - DVec3::splat(margin)).map(f64::next_down),
+            max: (self.max + DVec3::splat(margin)).map(f64::next_up),
         }
     }
 

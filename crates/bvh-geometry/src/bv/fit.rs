@@ -226,6 +226,55 @@ pub(crate) fn spectral_norm_bound(m: DMat3) -> f64 {
     (inf_norm * (1.0 + 16.0 * f64::EPSILON)).sqrt() * (1.0 + 4.0 * f64::EPSILON)
 }
 
+/// The smallest positive subnormal, `2⁻¹⁰⁷⁴`: an upper bound on the
+/// absolute error of a product that underflows.
+pub(crate) const TINY: f64 = f64::from_bits(1);
+
+/// Upper bound `δ` on `‖AᵀA − I‖∞` (largest absolute row sum) for the exact
+/// matrix `a`. `AᵀA` is computed in round-to-nearest: each entry is off by
+/// at most `γ₃ ‖aᵢ‖ ‖aⱼ‖ ≤ 3.1 u (1 + δ)`, a row sum by three of those and
+/// its own roundings, which the widening below covers with room to spare
+/// (`ε = 2u`).
+pub(crate) fn orthonormality_defect(a: DMat3) -> f64 {
+    let g = a.transpose() * a;
+    let mut d = 0.0_f64;
+    for i in 0..3 {
+        let r = g.row(i);
+        let mut s = 0.0;
+        for j in 0..3 {
+            s += (r[j] - if i == j { 1.0 } else { 0.0 }).abs();
+        }
+        d = d.max(s);
+    }
+    (d * (1.0 + 4.0 * f64::EPSILON) + 8.0 * f64::EPSILON * (1.0 + d)).next_up()
+}
+
+/// Upper bound on `‖(AᵀA)⁻¹ − I‖∞ ≤ δ / (1 − δ)`: how far the exact
+/// coordinates `A⁻¹(p − c)` of a point in a nearly orthonormal frame can be
+/// from its projections `Aᵀ(p − c)`, relative to their largest magnitude.
+/// Infinite when `δ ≥ 1/2` (not a frame these fits produce).
+pub(crate) fn inverse_defect(a: DMat3) -> f64 {
+    let d = orthonormality_defect(a);
+    if d < 0.5 {
+        (d / (1.0 - d) * (1.0 + 4.0 * f64::EPSILON)).next_up()
+    } else {
+        f64::INFINITY
+    }
+}
+
+/// Upper bound on `|a − b|`: the rounded difference, one ulp up unless it
+/// was exact (TwoSum's error term is then zero).
+pub(crate) fn abs_diff_up(a: f64, b: f64) -> f64 {
+    let d = a - b;
+    let bb = d - a;
+    let err = (a - (d - bb)) + (-b - bb);
+    if err == 0.0 {
+        d.abs()
+    } else {
+        d.abs().next_up()
+    }
+}
+
 /// Rounding allowance of an affine image of a volume with centre `c` and
 /// extent (radius-like) `r`: a few ulps of the largest magnitude that enters
 /// `M p + t`, so points mapped by `DAffine3::transform_point3` stay inside.

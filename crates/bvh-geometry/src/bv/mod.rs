@@ -19,7 +19,14 @@
 //! floating point*: `contains_point` returns `true` for every input point,
 //! with no tolerance. The fits get this by computing the final extents
 //! (half extents, radii) with exactly the arithmetic that `contains_point`
-//! uses, after the axes are chosen. `transform(&DAffine3)` returns a volume
+//! uses, after the axes are chosen. The fitted [`Obb`] and [`Rss`] also
+//! hold every input point in *exact* arithmetic on their stored fields (the
+//! sets `{c + A u : |uᵢ| ≤ eᵢ}` and the points within `radius` of the
+//! rectangle, which the kinematic enclosures bound): their extents and
+//! radii carry a slack for the rounding of the projections, for axes that
+//! are orthonormal only to within a few ulps (measured on the axes
+//! themselves) and for underflow, and are rounded up.
+//! [`Aabb::inflated`] rounds outward. `transform(&DAffine3)` returns a volume
 //! that encloses the exact affine image of the original and, with a rounding
 //! allowance of a few ulps of the coordinate scale, every point that
 //! `DAffine3::transform_point3` maps from inside the original. A general

@@ -77,11 +77,33 @@ impl Obb {
         }
         let mut obb = Self::new(axes * (0.5 * (lo + hi)), axes, DVec3::ZERO);
         // The extents are measured with `local`, the arithmetic of
-        // `contains_point`, about the final centre: containment is exact.
-        obb.half_extents = points
+        // `contains_point`, about the final centre: containment is exact in
+        // floating point.
+        let e = points
             .iter()
             .fold(DVec3::ZERO, |e, p| e.max(obb.local(*p).abs()));
+        obb.half_extents = e + DVec3::splat(Self::exact_slack(axes, e.max_element()));
+        obb.half_extents = obb.half_extents.map(f64::next_up);
         obb
+    }
+
+    /// How much the measured extents `e` (largest `m`) are widened so that
+    /// the exact box `{c + A u : |uᵢ| ≤ eᵢ}` holds every measured point:
+    ///
+    /// - the exact coordinates of `p` are `u = A⁻¹(p − c)`, and for axes
+    ///   orthonormal only to within `δ = ‖AᵀA − I‖∞` they differ from the
+    ///   exact projections `v = Aᵀ(p − c)` by at most
+    ///   `δ / (1 − δ) · ‖v‖∞` ([`fit::inverse_defect`]);
+    /// - the projections `local(p)` are rounded: `p − c` and the three-term
+    ///   dot products are off by at most `4u ‖p − c‖₂ ≤ 7u m < 4ε m`
+    ///   (`8ε` here leaves room for the second-order terms) plus, for
+    ///   products that underflow, `3 · 2⁻¹⁰⁷⁵`; the absolute allowance is a
+    ///   generous `64 · TINY ≈ 3e-322`, enough for an outward-rounded
+    ///   interval evaluation of the coordinates to confirm it.
+    ///
+    /// The sum of the widened extents is then rounded up once more.
+    fn exact_slack(axes: DMat3, m: f64) -> f64 {
+        (fit::inverse_defect(axes) + 8.0 * f64::EPSILON) * m + 64.0 * fit::TINY
     }
 
     /// Coordinates of `p` in the box frame, relative to the centre. The one
@@ -149,15 +171,17 @@ impl Obb {
 
 impl From<Aabb> for Obb {
     /// The box with the world axes holding every point of the `Aabb` (the
-    /// half extents are measured from the rounded centre to both corners, and
-    /// rounding is monotone); an empty `Aabb` gives a box with negative
-    /// extents, which contains nothing.
+    /// half extents are upper bounds of the exact distances from the
+    /// rounded centre to both corners); an empty `Aabb` gives a box with
+    /// negative extents, which contains nothing.
     fn from(b: Aabb) -> Self {
         let c = b.center();
         let e = if b.is_empty() {
             -DVec3::ONE
         } else {
-            (b.max - c).abs().max((b.min - c).abs())
+            let up =
+                |i: usize| fit::abs_diff_up(b.max[i], c[i]).max(fit::abs_diff_up(b.min[i], c[i]));
+            DVec3::new(up(0), up(1), up(2))
         };
         Self::new(c, DMat3::IDENTITY, e)
     }

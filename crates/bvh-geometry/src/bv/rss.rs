@@ -4,6 +4,12 @@ use glam::{DAffine3, DMat3, DVec2, DVec3};
 
 use super::{FitError, fit};
 
+/// Absolute allowance added to a fitted radius, `2⁻⁵³⁰ ≈ 2.9e-160`: the
+/// sum of squares behind [`Rss::distance_to_rectangle`] underflows for
+/// distances below about 1e-154, where its square root can be short by up
+/// to `2⁻⁵³⁶` (see [`Rss::from_points`]).
+const RSS_ABSOLUTE_SLACK: f64 = f64::from_bits((1023 - 530) << 52);
+
 /// A rectangle swept sphere: the points within `radius` of the rectangle
 /// `{center + s·x + t·y : |s| ≤ half_lengths.x, |t| ≤ half_lengths.y}`,
 /// where `x`, `y` are the first two columns of `axes` (the third is the
@@ -151,7 +157,22 @@ impl Rss {
         let radius = points
             .iter()
             .fold(r, |r, p| r.max(rss.distance_to_rectangle(*p)));
-        Self { radius, ..rss }
+        // The exact set: the distance from `p` to the exact rectangle is at
+        // most ‖A‖₂ ‖w‖ with `w` the exact coordinates of `p` minus their
+        // clamp to the rectangle; with `δ = ‖AᵀA − I‖∞`, ‖A‖₂ ≤ 1 + δ and
+        // `w` is within √3 (δ/(1 − δ) R + 7u R) of the rounded one, `R`
+        // bounding every coordinate (see `Obb`'s fit); the rounded
+        // distance itself is off by a few u. `4 δ/(1 − δ) + 32ε` covers all
+        // of that relative to `R`. Absolutely, squares below the normal
+        // range lose up to 2⁻¹⁰⁷⁵ each, so the rounded distance may be
+        // short by up to √(4 · 2⁻¹⁰⁷⁴) = 2⁻⁵³⁶: [`RSS_ABSOLUTE_SLACK`].
+        let reach = half.x + half.y + radius;
+        let slack =
+            (4.0 * fit::inverse_defect(axes) + 32.0 * f64::EPSILON) * reach + RSS_ABSOLUTE_SLACK;
+        Self {
+            radius: (radius + slack).next_up(),
+            ..rss
+        }
     }
 
     /// Distance from `p` to the rectangle (not to the swept surface): the
