@@ -195,15 +195,22 @@ fn run_scene(file: &str, seed: u64, motions: usize) -> Tally {
             && colliding > 0.0
             && cut < motions / 10
         {
-            // A little past the colliding time the meshes overlap by far
-            // more than rounding, so the cut motion certainly collides at
-            // its end, and not before the scaled colliding time.
+            // At the oracle's colliding time some pair is proven closer
+            // than its clearance; a little past it (by far more than
+            // rounding) the motion cut there breaks that clearance at its
+            // very end, and not before the scaled first violation.
             let end = (colliding + 1e-6).min(1.0);
             let q_end = lerp(&q0, &q1, end);
             let w = check_motion(&scene, &oracle, &pipelines, &q0, &q_end, &mut tally);
-            let t = w.colliding_time().expect("the cut motion collides");
+            let t = w
+                .colliding_time()
+                .expect("the cut motion breaks a clearance");
             assert!(t >= free / end - 1e-9 && t <= 1.0, "{w:?}");
-            assert!(oracle.colliding_at(&q0, &q_end, 1.0).expect("oracle runs"));
+            let d_end = oracle.distance_at(&q0, &q_end, 1.0).expect("oracle runs");
+            assert!(
+                d_end <= scene.distance_threshold(),
+                "{d_end} at the end of {w:?}"
+            );
             cut += 1;
         }
     }
