@@ -338,7 +338,8 @@ impl Scene<'_> {
     fn step(mu: f64, t: f64, d: f64, c: f64) -> Step {
         // Over [t, t + Δt] the distance stays at least d − μ Δt = c.
         let gap = d - c;
-        if !(gap > 0.0) {
+        // NaN counts as no progress too.
+        if gap.is_nan() || gap <= 0.0 {
             return Step::Stalled;
         }
         if mu <= 0.0 || gap >= mu * (1.0 - t) {
@@ -691,7 +692,7 @@ fn lower_bounds(
         if d.lower_bound < far && e > 0.0 {
             d = scene.capped_at(link, other, 0.0, cap, 0.0, ws, &mut cache, stats)?;
         }
-        let starts_touching = !(d.lower_bound > 0.0);
+        let starts_touching = d.lower_bound.is_nan() || d.lower_bound <= 0.0;
         if starts_touching
             || (d.lower_bound < far && scene.surfaces_meet_at(link, other, 0.0, ws)?)
         {
