@@ -17,7 +17,7 @@
 //! configuration.
 //!
 //! **Guarantee.** The exact stage's clearance contract, stated on
-//! [`CcdReport`](crate::advance::CcdReport): with `δ` the distance
+//! [`CcdReport`]: with `δ` the distance
 //! threshold, a motion reported free keeps every pair at least
 //! `min(δ, d(0) / 3)` apart, and a reported time of contact is never later
 //! than the first time a pair comes closer than that.

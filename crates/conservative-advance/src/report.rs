@@ -128,6 +128,7 @@ pub struct CcdStats {
 /// the exact distance by rounding only).
 ///
 /// [`CcdOptions::distance_threshold`]: crate::CcdOptions::distance_threshold
+/// [`CcdOptions::early_out`]: crate::CcdOptions::early_out
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CcdReport {
     /// How it ended.
