@@ -37,16 +37,22 @@
 //! # Ok::<(), armature_bvh_geometry::GeometryError>(())
 //! ```
 
+use glam::DVec3;
+
 use crate::mesh::TriMesh;
 use crate::{GeometryError, mass::check_closed};
 
 /// Closedness and connected components of one mesh (see the
 /// [module docs](self)).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MeshTopology {
     closed: bool,
     /// The first triangle of each connected component, ascending.
     components: Vec<u32>,
+    /// A ball `(centre, radius)` holding each component's vertices, in
+    /// the order of `components` (mesh frame): cheap rejection of the
+    /// components that cannot lie inside another mesh.
+    balls: Vec<(DVec3, f64)>,
     /// Triangles of the mesh it was computed on, to catch a mismatch.
     triangles: usize,
 }
@@ -55,11 +61,21 @@ impl MeshTopology {
     /// The topology of `mesh`.
     #[must_use]
     pub fn new(mesh: &TriMesh) -> Self {
+        let (components, balls) = component_triangles(mesh);
         Self {
             closed: check_closed(mesh.indices()).is_ok(),
-            components: component_triangles(mesh),
+            components,
+            balls,
             triangles: mesh.num_triangles(),
         }
+    }
+
+    /// A ball `(centre, radius)` holding the vertices of each component,
+    /// in the order of [`MeshTopology::component_triangles`] (mesh frame;
+    /// the radius is padded for rounding).
+    #[must_use]
+    pub fn component_balls(&self) -> &[(DVec3, f64)] {
+        &self.balls
     }
 
     /// Whether every edge is used by exactly two triangles traversing it
@@ -95,25 +111,46 @@ impl MeshTopology {
 }
 
 /// The first triangle of each component, by union–find over the vertices
-/// the triangles join.
-fn component_triangles(mesh: &TriMesh) -> Vec<u32> {
+/// the triangles join, and a ball holding each component's vertices.
+fn component_triangles(mesh: &TriMesh) -> (Vec<u32>, Vec<(DVec3, f64)>) {
     let mut parent: Vec<u32> = (0..mesh.num_vertices()).map(|i| i as u32).collect();
     for tri in mesh.indices() {
         union(&mut parent, tri[0], tri[1]);
         union(&mut parent, tri[1], tri[2]);
     }
-    let mut seen = vec![false; parent.len()];
+    // Per root: the component's index, once seen.
+    let mut index = vec![u32::MAX; parent.len()];
     let mut first = Vec::new();
+    let mut boxes: Vec<(DVec3, DVec3)> = Vec::new();
+    let vertices = mesh.vertices();
     for (t, tri) in mesh.indices().iter().enumerate() {
         let root = find(&mut parent, tri[0]) as usize;
-        if !seen[root] {
-            seen[root] = true;
+        if index[root] == u32::MAX {
             // At most 2^32 triangles are indexable by the queries; the
             // mesh's triangle count is what `u32` hierarchies index too.
+            index[root] = first.len() as u32;
             first.push(t as u32);
+            boxes.push((DVec3::INFINITY, DVec3::NEG_INFINITY));
+        }
+        let b = &mut boxes[index[root] as usize];
+        for &v in tri {
+            let p = vertices[v as usize];
+            *b = (b.0.min(p), b.1.max(p));
         }
     }
-    first
+    let balls = boxes
+        .into_iter()
+        .map(|(lo, hi)| {
+            let c = (lo + hi) * 0.5;
+            // Half the diagonal, padded for the rounding of the centre.
+            let r = (hi - lo).length() * 0.5;
+            (
+                c,
+                r * (1.0 + 1e-12) + 4.0 * f64::EPSILON * c.abs().max_element(),
+            )
+        })
+        .collect();
+    (first, balls)
 }
 
 /// The root of `i`'s set, halving the path on the way.

@@ -8,8 +8,8 @@
 use std::sync::Arc;
 
 use armature_bvh_geometry::query::{
-    CollideMode, CollideWorkspace, MeshObject, PointLocation, collide, containment, point_location,
-    winding_number,
+    CollideMode, CollideWorkspace, MeshObject, PointLocation, collide, containment, locate_point,
+    point_location, winding_number,
 };
 use armature_bvh_geometry::{
     Bvh, ConvexHull, GeometryError, LinkGeometry, MeshTopology, Obb, Tessellation, TriMesh,
@@ -209,6 +209,51 @@ proptest! {
         for p in points {
             let Some(expected) = block_location(n, &h, p) else { continue };
             prop_assert_eq!(point_location(&mesh, p), expected, "point {}", p);
+        }
+    }
+
+    /// The hierarchy's signed crossings give the solid angles' answer, on
+    /// convex hulls (both orientations), hollow shells and axis-aligned
+    /// height fields, for random points, points near vertices and edge
+    /// midpoints (where crossings are close calls and the fallback runs),
+    /// and points on the grid lines of the blocks.
+    #[test]
+    fn hierarchy_crossings_agree_with_the_solid_angles(
+        mesh in hull_mesh(),
+        (n, h) in (2_usize..6).prop_flat_map(|n| (Just(n), prop::collection::vec(0.1..1.0_f64, n * n))),
+        points in prop::collection::vec(point(1.3), 30),
+        nudge in prop::collection::vec(point(1e-7), 30),
+    ) {
+        let c = mesh.vertices().iter().copied().sum::<DVec3>() / mesh.num_vertices() as f64;
+        let mut shell = mesh.clone();
+        shell
+            .append(
+                &reversed(
+                    &mesh
+                        .transformed(&(DAffine3::from_translation(c)
+                            * DAffine3::from_scale(DVec3::splat(0.5))
+                            * DAffine3::from_translation(-c)))
+                        .unwrap(),
+                ),
+            )
+            .unwrap();
+        for m in [mesh.clone(), reversed(&mesh), shell, block(n, &h)] {
+            let bvh = Bvh::<Obb>::build(&m, &Default::default()).unwrap();
+            let object = MeshObject::new(&m, &bvh, DAffine3::IDENTITY).unwrap();
+            let near_features = m
+                .triangles()
+                .take(10)
+                .flat_map(|[a, b, _]| [a, (a + b) * 0.5]);
+            let grid = (0..n).map(|i| DVec3::new(i as f64 / n as f64, 0.5, 0.5));
+            let probes = points
+                .iter()
+                .copied()
+                .chain(near_features.zip(nudge.iter().copied()).map(|(p, d)| p + d))
+                .chain(grid);
+            for p in probes {
+                let expected = point_location(&m, p);
+                prop_assert_eq!(locate_point(&object, p), expected, "point {}", p);
+            }
         }
     }
 

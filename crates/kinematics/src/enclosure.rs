@@ -122,6 +122,16 @@ pub const ARC_PIECES: usize = 8;
 /// the interval box. A quarter turn keeps each remainder below 0.02.
 pub const TAYLOR_PIECE_SWING: f64 = core::f64::consts::FRAC_PI_2;
 
+/// Largest rotation (radians) any joint may sweep over `[t0, t1]` for
+/// the Taylor boxes of [`EnclosureWorkspace`] to be used alone. Up to an
+/// eighth of a turn the order-3 remainders stay below 3·10⁻⁴ of the lever
+/// arm and the Taylor box is far tighter than the interval box, so
+/// computing the interval chain to intersect with would only cost time
+/// (about 40 % of the broad phase on small motions); beyond it the boxes
+/// are intersected with the clamped interval boxes (a multi-turn swing is
+/// also split into pieces, [`TAYLOR_PIECE_SWING`]).
+pub const TAYLOR_ALONE_SWING: f64 = core::f64::consts::FRAC_PI_4;
+
 /// Most pieces of time the Taylor boxes of [`EnclosureWorkspace`] use; a
 /// larger swing gets pieces of more than [`TAYLOR_PIECE_SWING`] each
 /// (sound, looser).
@@ -690,6 +700,10 @@ struct TaylorPieces {
     rho: Vec<f64>,
     /// Number of pieces.
     count: usize,
+    /// Whether the Taylor boxes are intersected with the interval boxes
+    /// (the swing exceeds [`TAYLOR_ALONE_SWING`]); without, `interval` is
+    /// not computed.
+    meet: bool,
 }
 
 impl TaylorPieces {
@@ -713,6 +727,9 @@ impl TaylorPieces {
         let rate = locals.iter().map(L::rate).fold(0.0, f64::max);
         let count = piece_count(rate, t0, t1);
         self.count = count;
+        let swing = rate * (t1 - t0);
+        // NaN swings take the full path (the enclosures report them).
+        self.meet = count > 1 || swing.is_nan() || swing > TAYLOR_ALONE_SWING;
         self.interval.resize(count * n, IntervalAffine3::IDENTITY);
         if count > 1 {
             self.taylor
@@ -721,8 +738,10 @@ impl TaylorPieces {
         for k in 0..count {
             let (a, b) = piece_bounds(t0, t1, k, count);
             let t = Interval::new(a, b)?;
-            let out = &mut self.interval[k * n..(k + 1) * n];
-            chain_interval_clamped(parents, &self.rho, out, |i| locals[i].interval(t))?;
+            if self.meet {
+                let out = &mut self.interval[k * n..(k + 1) * n];
+                chain_interval_clamped(parents, &self.rho, out, |i| locals[i].interval(t))?;
+            }
             if count > 1 {
                 let dom = TimeDomain::new(a, b)?;
                 let out = &mut self.taylor[k * n..(k + 1) * n];
@@ -739,6 +758,7 @@ impl TaylorPieces {
             interval: &self.interval,
             rho: &self.rho,
             count: self.count,
+            meet: self.meet,
         }
     }
 }
@@ -751,6 +771,8 @@ struct TaylorView<'a> {
     interval: &'a [IntervalAffine3],
     rho: &'a [f64],
     count: usize,
+    /// See [`TaylorPieces::meet`].
+    meet: bool,
 }
 
 impl<'a> TaylorView<'a> {
@@ -763,9 +785,18 @@ impl<'a> TaylorView<'a> {
         }
     }
 
+    /// The clamped interval pose of `link` over piece `k` (cheap: no
+    /// Taylor bound).
+    fn interval_pose(&self, k: usize, link: usize) -> &'a IntervalAffine3 {
+        &self.interval[k * self.whole.len() + link]
+    }
+
     /// The pose enclosure of `link` over piece `k`: the Taylor bound
     /// intersected with the clamped interval pose.
     fn pose(&self, k: usize, link: usize) -> IntervalAffine3 {
+        if !self.meet {
+            return self.taylor(k, link).bound();
+        }
         meet_affine(
             &self.taylor(k, link).bound(),
             &self.interval[k * self.whole.len() + link],
@@ -1128,14 +1159,20 @@ impl LinkObb {
         let spread = Interval::point(e.x) * len(self.axes.x_axis)
             + Interval::point(e.y) * len(self.axes.y_axis)
             + Interval::point(e.z) * len(self.axes.z_axis);
+        if !v.meet {
+            return self.aabb_taylor(v.taylor(0, link));
+        }
         let r = reach(v.rho[link], spread);
         let mut out: Option<IntervalVec3> = None;
         for k in 0..v.count {
-            let pose = v.pose(k, link);
+            // The interval pose, not its meet with the Taylor bound: the
+            // corner boxes are intersected with the Taylor box anyway, and
+            // bounding the Taylor pose would cost more than the rest.
+            let pose = v.interval_pose(k, link);
             let around = pose.transform_point(self.center) + IntervalVec3::new(r, r, r);
             let b = intersect_boxes(
                 &self.aabb_taylor(v.taylor(k, link)),
-                &self.aabb_interval(&pose),
+                &self.aabb_interval(pose),
             );
             let b = intersect_boxes(&b, &around);
             out = Some(out.map_or(b, |acc| acc.hull(&b)));

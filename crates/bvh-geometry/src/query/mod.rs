@@ -94,7 +94,7 @@ pub use aabb_aabb::{distance_aabb_aabb, overlap_aabb_aabb};
 pub use capsule_capsule::distance_capsule_capsule;
 pub use capsule_triangle::distance_capsule_triangle;
 pub use containment::{
-    ContainmentWitness, PointLocation, containment, point_location, winding_number,
+    ContainmentWitness, PointLocation, containment, locate_point, point_location, winding_number,
 };
 pub use mesh_mesh::{
     CollideMode, CollideWorkspace, DistanceVolume, MeshCollision, MeshObject, OverlapVolume,
