@@ -61,7 +61,10 @@
 //!   gets a ±86 m box). The boxes of [`LinkEnclosures`] therefore split
 //!   `[t0, t1]` into pieces on which no joint sweeps more than
 //!   [`TAYLOR_PIECE_SWING`] (at most [`MAX_TAYLOR_PIECES`]), and on each
-//!   piece intersect the Taylor box with the interval box. The interval
+//!   piece intersect the Taylor box with the interval box — once some
+//!   joint sweeps more than [`TAYLOR_ALONE_SWING`]; below it the Taylor
+//!   box is used alone (far tighter there, and the interval chain would
+//!   only cost time). The interval
 //!   poses of the pieces have their rotation entries clamped to `[−ρ, ρ]`,
 //!   `ρ` an upper bound on the spectral norm of the exact world rotation:
 //!   the product along the chain of `‖A‖₂` for the constant f64 factor `A`

@@ -46,7 +46,7 @@ pub use bounds::{CurveLengthBounds, CurveLengthFactor, MotionBounds, ReachSphere
 pub use braking::{BrakingModel, JointInterval, braking_interval, braking_intervals};
 pub use enclosure::{
     ARC_PIECES, EnclosureKind, EnclosureWorkspace, LinkEnclosures, LinkObb, MAX_TAYLOR_PIECES,
-    TAYLOR_PIECE_SWING, sinc_interval,
+    TAYLOR_ALONE_SWING, TAYLOR_PIECE_SWING, sinc_interval,
 };
 pub use error::KinematicsError;
 pub use joint::{Joint, JointLimits, JointType};

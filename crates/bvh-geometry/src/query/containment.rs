@@ -20,12 +20,15 @@
 //! **Containment.** When the surfaces of `a` and `b` do not intersect, each
 //! connected component of `b` lies either wholly inside the solid of a
 //! closed `a` or wholly outside it, so one point per component decides
-//! (and the same for `a` in a closed `b`). Points outside the other mesh's
-//! root bounding volume are outside its solid (the solid lies in its convex
-//! hull, which the volume contains) and cost no winding number. Otherwise a
-//! winding number costs one pass over the other mesh's triangles; this runs
-//! once per pair at the start of a motion and in discrete checks, not in
-//! the advancement.
+//! (and the same for `a` in a closed `b`). A component whose bounding ball
+//! misses the other mesh's root ball, or whose probe point is outside the
+//! other's root bounding volume, is outside its solid (the solid lies in
+//! its convex hull, which the volume contains) and costs no more. Otherwise
+//! [`locate_point`] counts signed crossings of a segment through the
+//! other's hierarchy (a few triangles), falling back to the winding number
+//! (one pass over the triangles) only when a crossing is too close to call.
+//! This runs once per pair at the start of a motion and in discrete
+//! checks, not in the advancement.
 //!
 //! **Guarantee.** Conservative: a component is reported outside only when
 //! a point of it is outside the root volume or has a winding number within
