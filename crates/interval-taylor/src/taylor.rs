@@ -542,17 +542,29 @@ fn critical_points(a: Interval, b: Interval, c: Interval, dom: Interval) -> [Opt
     [inside(r1), inside(r2)]
 }
 
-/// The smallest positive subnormal, `2⁻¹⁰⁷⁴`.
-const TINY: f64 = f64::from_bits(1);
+/// The smallest positive normal number, `2⁻¹⁰²²`: the bound this module
+/// uses for a product that underflows (it is at least the product's
+/// absolute error, `2⁻¹⁰⁷⁵`, and at least any product that rounds below
+/// it). Subnormal numbers are never produced on purpose: arithmetic on
+/// them is a hundred times slower on common hardware, and zero entries
+/// (frequent in rotation matrices) would otherwise turn every magnitude
+/// sum subnormal.
+const TINY: f64 = f64::MIN_POSITIVE;
 
-/// `x · y` for non-negative `x`, `y`, in round-to-nearest, plus [`TINY`]:
-/// at least `x y (1 − u)` even when the product underflows (its absolute
-/// error is then at most `2⁻¹⁰⁷⁵`, and adding `TINY` to a subnormal is
-/// exact); a normal product is raised by at most one ulp, and not at all
-/// above `2⁻¹⁰²¹`.
+/// `x · y` for non-negative `x`, `y`, in round-to-nearest, or [`TINY`]
+/// when the product underflows: at least `x y (1 − u)` always (an exact
+/// zero stays zero; a product that rounds below `TINY` is at most
+/// `TINY`); a normal product is left as computed. NaN propagates.
 #[inline(always)]
 fn mag_mul(x: f64, y: f64) -> f64 {
-    x * y + TINY
+    let p = x * y;
+    if !(p < TINY) {
+        p
+    } else if x == 0.0 || y == 0.0 {
+        0.0
+    } else {
+        TINY
+    }
 }
 
 /// A model's data laid out for repeated use as a factor in products (see
@@ -570,7 +582,7 @@ pub(crate) struct Prepared {
 /// The hot loop runs in plain round-to-nearest. Every magnitude it keeps
 /// (coefficient magnitude sums, truncated terms, remainder products, powers
 /// of the radius) is a sum of products of non-negative numbers, each
-/// product followed by `+ TINY` (see [`mag_mul`]), so its computed value is
+/// product taken through [`mag_mul`] (raised to [`TINY`] on underflow), so its computed value is
 /// at least the exact one times `(1 − u)^D` for `D` roundings along any
 /// path, underflow included; [`Accumulator::finish`] multiplies by
 /// `1 + 2 D u ≥ (1 − u)^−D` (valid for `D u ≤ 1/2`) and rounds up.
@@ -775,7 +787,7 @@ impl<'d, const ORDER: usize> Accumulator<'d, ORDER> {
         let gamma = n * f64::EPSILON;
         // Underflowed coefficient products: at most n per coefficient, each
         // off by at most 2⁻¹⁰⁷⁵ < TINY, weighted by rad^k ≤ rp[k] (up to
-        // the fudge below). `n · TINY` is exact (a small multiple).
+        // the fudge below). `n · TINY` is exact (a small multiple, normal).
         let mut rsum = 0.0;
         for &r in &self.rp[..=ORDER] {
             rsum += r;

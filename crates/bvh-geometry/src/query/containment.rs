@@ -242,13 +242,18 @@ fn part_inside<BV: BvhVolume>(
     // A component inside the solid lies inside the outer's root ball:
     // components whose balls miss it are skipped without a probe.
     let (oc, or) = root.enclosing_ball();
-    let reach = or * (1.0 + 1e-9) + 1e-9 * oc.abs().max_element();
+    // The test runs in the inner frame (a rigid map keeps distances), so
+    // that each component costs a subtraction and a dot product; the
+    // slack covers the rounding of the inverse map.
+    let oc_inner = map.inverse().transform_point3(oc);
+    let reach = or * (1.0 + 1e-9) + 1e-9 * (oc.abs().max_element() + oc_inner.abs().max_element());
     for (&t, &(bc, br)) in topology
         .component_triangles()
         .iter()
         .zip(topology.component_balls())
     {
-        if (map.transform_point3(bc) - oc).length() > reach + br * (1.0 + 1e-9) {
+        let limit = reach + br * (1.0 + 1e-9);
+        if (bc - oc_inner).length_squared() > limit * limit * (1.0 + 1e-9) {
             continue;
         }
         let Some(tri) = inner.get_triangle(t as usize) else {
