@@ -558,7 +558,7 @@ const TINY: f64 = f64::MIN_POSITIVE;
 #[inline(always)]
 fn mag_mul(x: f64, y: f64) -> f64 {
     let p = x * y;
-    if !(p < TINY) {
+    if p.is_nan() || p >= TINY {
         p
     } else if x == 0.0 || y == 0.0 {
         0.0
