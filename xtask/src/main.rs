@@ -17,7 +17,7 @@
 //!   the fixed seed of `.cargo/config.toml`.
 //! - `cargo xtask help` — usage.
 //!
-//! The repository rules (the crate layering of DESIGN.md §2, no placeholder
+//! The repository rules (the crate layering of docs/architecture.md, no placeholder
 //! macros in library code, a contract doc comment at the top of every
 //! crate) are `#[test]`s in the `tidy` module, so `cargo test --workspace`
 //! enforces them.

@@ -2,13 +2,13 @@
 //!
 //! - **Layering.** Every dependency of an `armature*` package on another
 //!   workspace crate (normal, build and dev kinds alike) must be an edge of
-//!   the table in DESIGN.md §2; [`layering_violations`] reads the JSON of
+//!   the table in docs/architecture.md; [`layering_violations`] reads the JSON of
 //!   `cargo metadata --format-version 1 --no-deps`.
 //! - **No placeholders.** No `.rs` file under `crates/` calls the `todo` or
 //!   `unimplemented` macros: every function that exists works.
 //! - **Contract docs.** Every crate under `crates/` has a `src/lib.rs` whose
 //!   first line opens the crate doc (`//!`), where the crate states its
-//!   contract (STYLE.md §6).
+//!   contract.
 //!
 //! Each rule is a pure function over text or parsed JSON with its own unit
 //! tests (including inputs that must fail), and a `#[test]` applies it to
@@ -38,7 +38,7 @@ enum Allowed {
     Any,
 }
 
-/// The allowed table of DESIGN.md §2, keyed by package name; `None` for a
+/// The allowed table of docs/architecture.md, keyed by package name; `None` for a
 /// package the table does not know (a new crate must be added to the design
 /// and to this table together).
 fn allowed(package: &str) -> Option<Allowed> {
@@ -97,13 +97,13 @@ impl fmt::Display for Violation {
             Self::Forbidden { from, to, kind } => {
                 write!(
                     f,
-                    "{from} -> {to} ({kind} dependency) is not in DESIGN.md §2"
+                    "{from} -> {to} ({kind} dependency) is not in docs/architecture.md"
                 )
             }
             Self::NotInTable(name) => write!(
                 f,
                 "{name} is a workspace crate missing from the layering table \
-                 (add it to DESIGN.md §2 and to xtask/src/tidy.rs)"
+                 (add it to docs/architecture.md and to xtask/src/tidy.rs)"
             ),
         }
     }
@@ -126,7 +126,7 @@ fn array_field<'a>(value: &'a Value, field: &str) -> Result<&'a [Value]> {
         .with_context(|| format!("`{field}` missing or not an array"))
 }
 
-/// Every edge between workspace crates that the table of DESIGN.md §2 does
+/// Every edge between workspace crates that the table of docs/architecture.md does
 /// not allow, sorted, given the JSON printed by
 /// `cargo metadata --format-version 1 --no-deps`.
 ///
@@ -301,7 +301,7 @@ fn layering_matches_design() -> Result<()> {
     if !violations.is_empty() {
         let list: Vec<String> = violations.iter().map(|v| format!("  {v}")).collect();
         bail!(
-            "{} dependency edge(s) break the layering of DESIGN.md §2:\n{}",
+            "{} dependency edge(s) break the layering of docs/architecture.md:\n{}",
             violations.len(),
             list.join("\n")
         );

@@ -3,7 +3,7 @@
 //! **Contract.** Decides whether a straight c-space segment, or a path of
 //! several segments, is collision-free with the adaptive bisection of M2: a
 //! segment is free for a pair of objects when `λ_i + λ_j < η_ij(q_a) +
-//! η_ij(q_b)` (M2 Lemma 1, restated in DESIGN.md §1), with λ the curve-length
+//! η_ij(q_b)` (M2 Lemma 1, restated in docs/architecture.md), with λ the curve-length
 //! bound of `armature-kinematics` and η the GREEDY-DIST lower bound of
 //! `armature-bvh-geometry`; pairs wait in a priority queue ordered by
 //! `λ_i + λ_j − η(q_a) − η(q_b)`, and queues are cached per segment.

@@ -1,6 +1,6 @@
 //! # Batch queries on rayon
 //!
-//! Draws benchmark queries (DESIGN.md §4): `q0` uniform within the joint
+//! Draws benchmark queries: `q0` uniform within the joint
 //! limits until collision-free (self-collision included), `q1 = q0 + δq`
 //! with each `δq_k` uniform in `[−θmax, θmax]`, clamped to the limits; then
 //! answers them all with [`armature::Pipeline::first_contact_batch`], once

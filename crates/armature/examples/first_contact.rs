@@ -1,7 +1,7 @@
 //! # First contact of one motion
 //!
 //! Loads a scene file (URDF robots with their meshes, STL / OBJ obstacles;
-//! DESIGN.md §6), runs one continuous collision query and prints the first
+//! docs/architecture.md), runs one continuous collision query and prints the first
 //! contact: its time, the pair, the features and the witness point.
 //!
 //! ```text

@@ -3,7 +3,7 @@
 //! Draws random motions within the joint limits (`q0` and `q1 = q0 + δq`,
 //! each `δq_k` uniform in `[−θmax, θmax]`, clamped; starts in collision
 //! included), answers them with the pipeline, and judges every answer
-//! against the oracle of DESIGN.md §4 ([`armature::oracle`]): it prints
+//! against the oracle of docs/architecture.md ([`armature::oracle`]): it prints
 //! the oracle's verdicts and the judgements per kind, and exits non-zero
 //! when an answer is wrong (a missed collision, a late time of contact, a
 //! false alarm on a clearly free motion, a contact farther than the

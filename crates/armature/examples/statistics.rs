@@ -1,7 +1,7 @@
 //! # Per-stage statistics of a query
 //!
 //! Runs one motion through every broad phase, with and without temporal
-//! culling, and prints what each stage did (DESIGN.md §5, "Measured"):
+//! culling, and prints what each stage did (docs/architecture.md, "Measured"):
 //! pairs allowed, pairs left after spatial culling (the dynamic link
 //! hierarchy), pairs conservative advancement ran on after temporal
 //! culling, advancement iterations, distance queries, and the time spent in

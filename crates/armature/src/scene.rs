@@ -23,11 +23,11 @@
 //!
 //! **Configurations.** The bodies become the roots of one kinematic forest
 //! ([`ArticulatedBody::combine`]): a configuration vector holds the first
-//! body's joint values in tree order, then the second body's, and so on
-//! (DESIGN.md §3). [`Scene::joints`] lists them in that order. Link names
+//! body's joint values in tree order, then the second body's, and so on.
+//! [`Scene::joints`] lists them in that order. Link names
 //! are prefixed with their body (`puma/link2`).
 //!
-//! **Files.** [`Scene::from_file`] reads the RON form of DESIGN.md §6 (see
+//! **Files.** [`Scene::from_file`] reads the RON scene files of docs/cli.md (see
 //! [`crate::scene_file`]). Every error names the file and the field.
 //!
 //! ```
@@ -144,7 +144,7 @@ impl Scene {
         SceneBuilder::default()
     }
 
-    /// Reads a scene file (RON, DESIGN.md §6; paths relative to the file).
+    /// Reads a scene file (RON, docs/cli.md; paths relative to the file).
     ///
     /// # Errors
     /// [`Error::Io`] when the file cannot be read; [`Error::SceneSyntax`]

@@ -1,6 +1,6 @@
 //! # Scene files (RON)
 //!
-//! The form of DESIGN.md §6; paths are relative to the scene file, rotations
+//! The scene-file form of docs/cli.md; paths are relative to the scene file, rotations
 //! are unit quaternions `(x, y, z, w)`, every field not marked optional is
 //! required, and a field the schema does not know is an error naming it.
 //!

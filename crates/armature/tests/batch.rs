@@ -1,4 +1,4 @@
-//! Batch queries (DESIGN.md §5, "Thread-safe and deterministic"): the
+//! Batch queries (docs/architecture.md, "Thread-safe and deterministic"): the
 //! answers of `first_contact_batch` do not depend on the number of threads
 //! and are those of single queries; a bad motion is an error that names
 //! it, and the others are still answered.

@@ -1,4 +1,4 @@
-//! The pipeline against the brute-force oracle (DESIGN.md §4–5) on the
+//! The pipeline against the brute-force oracle on the
 //! fixture scenes: seeded random motions within the joint limits, every
 //! broad phase with and without temporal culling, judged by the clearance
 //! contract (`armature::oracle`). No answer may miss a clearance
@@ -51,7 +51,7 @@ fn limits(scene: &Scene) -> Vec<(f64, f64)> {
     out
 }
 
-/// A benchmark query (DESIGN.md §4): `q0` uniform within the limits (in
+/// A benchmark query: `q0` uniform within the limits (in
 /// collision or not), `q1 = q0 + δq`, each `δq_k` uniform in
 /// `[−θmax, θmax]`, clamped to the limits.
 fn random_motion(rng: &mut Rng, limits: &[(f64, f64)], theta_max: f64) -> (Vec<f64>, Vec<f64>) {
@@ -179,7 +179,7 @@ fn run_scene(file: &str, seed: u64, motions: usize) -> Tally {
         let v = check_motion(&scene, &oracle, &pipelines, &q0, &q1, &mut tally);
         if i % 8 == 0 {
             // A subset is cross-checked by the independent mode, which
-            // shares no geometry with the pipeline (DESIGN.md §4).
+            // shares no geometry with the pipeline.
             let b = brute.verdict(&q0, &q1).expect("oracle runs");
             let h = 1.0 / oracle.grid(&q0, &q1).expect("oracle runs") as f64;
             assert!(

@@ -414,7 +414,7 @@ impl ArticulatedBody {
 
     /// One body made of several, each placed at its base pose: their trees
     /// become the roots of one forest, so configurations hold the bodies'
-    /// joint values in the order given (DESIGN.md §3: several robots are
+    /// joint values in the order given (docs/architecture.md: several robots are
     /// several roots of one tree). Link and joint names are prefixed with
     /// `body/` ("puma/link2"); the links' geometry is shared, not rebuilt.
     ///

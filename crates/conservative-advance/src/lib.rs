@@ -18,7 +18,7 @@
 //!   time of contact later than the true one; when an iteration budget runs
 //!   out the answer is "may collide at or after" a sound lower bound.
 //! - *Geometry*: polygon soups; no closed or convex mesh is assumed, so the
-//!   speed bound is the unprojected one (DESIGN.md §1).
+//!   speed bound is the unprojected one.
 //! - *Closed meshes are solids*: a mesh whose every edge is shared by two
 //!   triangles traversing it in opposite directions
 //!   ([`LinkGeometry::is_closed`](armature_bvh_geometry::LinkGeometry::is_closed))

@@ -62,7 +62,7 @@ pub struct Contact {
     pub normal: DVec3,
 }
 
-/// Counts and times of one query (DESIGN.md §5, "Measured").
+/// Counts and times of one query (docs/architecture.md, "Measured").
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CcdStats {
     /// Pairs the rules allow (disabled, adjacent and rigidly attached

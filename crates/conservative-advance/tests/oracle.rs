@@ -1,4 +1,4 @@
-//! Conservative advancement against a brute-force oracle (DESIGN.md §4):
+//! Conservative advancement against a brute-force oracle:
 //! samples close enough that no point moves more than `δ / 2` between
 //! them, all-pairs triangle intersection and distance at each sample, no
 //! BVH.

@@ -6,7 +6,7 @@
 //!   **outward** after every operation (`next_down` / `next_up`), so an
 //!   interval result contains the exact result for every choice of
 //!   operands. The platform `sin` / `cos` are not correctly rounded; their
-//!   results are widened by [`LIBM_ULPS`] ulps (DESIGN.md §3).
+//!   results are widened by [`LIBM_ULPS`] ulps.
 //! - [`IntervalVec3`], [`IntervalMat3`], [`IntervalAffine3`]: boxes, interval
 //!   matrices and enclosures of sets of rigid transforms (M1 §4.1).
 //! - [`TaylorModel`] over a [`TimeDomain`]: a polynomial in `t − mid` (order 3

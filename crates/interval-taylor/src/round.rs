@@ -10,7 +10,7 @@
 /// widened on each side.
 ///
 /// glibc documents errors of at most 1 ulp for `sin`/`cos` on x86_64 and
-/// other libms stay within 2; four steps leave a margin of two ulps (DESIGN.md §3).
+/// other libms stay within 2; four steps leave a margin of two ulps.
 pub const LIBM_ULPS: u32 = 4;
 
 /// A lower bound of the exact value whose nearest f64 is `x`.

@@ -1,4 +1,4 @@
-//! Property tests for every interval operation (STYLE.md §7): sample real
+//! Property tests for every interval operation: sample real
 //! numbers inside the operands, including the end points, compute the exact
 //! result (TwoSum / TwoProd, or a double-double oracle for `sin`, `cos`,
 //! powers and three-term sums) and assert that the result interval holds

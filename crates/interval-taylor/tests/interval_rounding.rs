@@ -1,4 +1,4 @@
-//! Cases where rounding decides (DESIGN.md §3): the end points of point
+//! Cases where rounding decides: the end points of point
 //! operations and of `sin` / `cos` lie within a few ulps of the exact
 //! result, so containment is checked exactly against error-free
 //! transformations and a double-double oracle, never with a tolerance.

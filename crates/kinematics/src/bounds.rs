@@ -5,7 +5,7 @@
 //! sets (mesh vertices, OBB corners, … given in the link frame; no geometry
 //! crate is needed):
 //!
-//! - [`CurveLengthBounds`]: the curve-length bound of M2 Lemma 1–2 (DESIGN.md
+//! - [`CurveLengthBounds`]: the curve-length bound of M2 Lemma 1–2 (docs/architecture.md
 //!   §1 "M2 Lemma 1"). For the joint-space straight segment `q_a → q_b`
 //!   ([`crate::JointSpaceMotion`]) it bounds the length of the curve traced
 //!   by every point of a link: `λ_i = Σ_k λ_ik |q_b,k − q_a,k|` over the
@@ -13,7 +13,7 @@
 //!   COMPUTE-SPHERE recursion (M2 §IV.C, Fig. 7–8), and the relative bound of
 //!   two links (M2 §IV.B, last paragraph).
 //! - [`MotionBounds`]: the motion bound μ of conservative advancement (M4 §6,
-//!   eq. 6–10; DESIGN.md §1 "M4 conservative advancement"). For an
+//!   eq. 6–10; docs/architecture.md "M4 conservative advancement"). For an
 //!   [`InBetweenMotion`] and any remaining interval `[t, 1]` it bounds the
 //!   **speed** of every point of a link, unprojected or projected on a
 //!   direction, and the closing speed of two links.
@@ -141,7 +141,7 @@
 //! The projection on a direction is only valid for convex pieces (a
 //! separating slab exists); for non-convex links use the unprojected bound
 //! or apply the projected one per pair of convex bounding volumes
-//! (DESIGN.md §1).
+//!.
 //!
 //! ```
 //! use armature_kinematics::prelude::*;

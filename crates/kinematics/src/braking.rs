@@ -177,7 +177,7 @@ pub enum JointInterval {
     /// interval (radians or metres).
     Scalar(Interval),
     /// A vehicle joint: every braking arc `λ·(s, α)` with `λ ∈ [0, 1]`,
-    /// `s ∈ s`, `α ∈ alpha` (DESIGN.md §1, M3 vehicle joint).
+    /// `s ∈ s`, `α ∈ alpha` (docs/architecture.md, M3 vehicle joint).
     Vehicle {
         /// Signed arc length at stop.
         s: Interval,
@@ -211,7 +211,7 @@ pub enum JointInterval {
         beta: f64,
     },
     /// Any joint at exactly these configuration values (the joint's
-    /// [`JointType::nq`] values in the layout of DESIGN.md §3). For
+    /// [`JointType::nq`] values in the layout of docs/architecture.md). For
     /// orientation and location joints the values are the measurement and
     /// the joint's uncertainty still applies.
     Exact(SmallVec<[f64; 7]>),

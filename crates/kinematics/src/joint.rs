@@ -2,7 +2,7 @@
 //!
 //! A joint acts in the *joint frame* (the parent frame moved by the link's
 //! fixed origin) and maps its configuration values to a rigid transform
-//! [`JointType::transform`]. The configuration layout (DESIGN.md §3):
+//! [`JointType::transform`]. The configuration layout:
 //!
 //! | joint | values | tangent DOF |
 //! |---|---|---|
@@ -16,7 +16,7 @@
 //! | orientation with uncertainty β (measured quaternion) | 4 | 3 |
 //! | location with uncertainty Δ (measured x, y, z) | 3 | 3 |
 //!
-//! The vehicle joints follow M3 §III-C (restated in DESIGN.md §1): a
+//! The vehicle joints follow M3 §III-C (restated in docs/architecture.md): a
 //! braking arc in the x–y plane from the origin, tangent to x, given by its
 //! signed arc length `s` and heading change `α`; the translation is
 //! `s · sinc(α/2) · (cos(α/2), sin(α/2), 0)`, one formula for straight

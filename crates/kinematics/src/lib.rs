@@ -5,7 +5,7 @@
 //! conservative statement about where a link can be while the model moves
 //! between two configurations or along a path.
 //!
-//! - *Inputs*: configuration vectors in tree order (DESIGN.md §3: revolute,
+//! - *Inputs*: configuration vectors in tree order (docs/architecture.md: revolute,
 //!   continuous and prismatic joints one value; planar 3; spherical 4;
 //!   floating 7; vehicle 2; omni-vehicle 3), radians and metres.
 //! - *Frames*: each link frame is placed by its parent frame, a fixed origin

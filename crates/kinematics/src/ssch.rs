@@ -15,7 +15,7 @@
 //! radii), and the operations need no convex hull: they only map points and
 //! add radii, so a whole tree is swept in bounded time per control cycle.
 //!
-//! **Operations** (DESIGN.md §1, M3 §III-C; `φ = (α₁ − α₀)/2`, `r` the
+//! **Operations** (docs/architecture.md, M3 §III-C; `φ = (α₁ − α₀)/2`, `r` the
 //! distance of `p` from the axis, `p⁰`, `p¹` the end positions, `u` the unit
 //! radial direction at the mid angle):
 //!
@@ -46,7 +46,7 @@
 //! on the variants); to hold in floating point every radius is enlarged by
 //! a rounding slack of `64 ε` times the magnitude of the coordinates and
 //! angles involved, far above the few ulps that glam's rotations and the
-//! platform `sin`/`cos` lose (DESIGN.md §3).
+//! platform `sin`/`cos` lose.
 //!
 //! ```
 //! use armature_kinematics::{JointOperation, Ssch};

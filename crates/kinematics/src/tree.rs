@@ -113,7 +113,7 @@ impl Link {
 /// A forest of links (several roots allowed, so several robots share one
 /// tree), stored in *tree order*: the input order, with a link moved after
 /// its parent where the input had it earlier. Configuration vectors hold the
-/// joints' values in that order (DESIGN.md §3).
+/// joints' values in that order.
 #[derive(Clone, Debug, PartialEq)]
 pub struct KinematicTree {
     links: Vec<Link>,

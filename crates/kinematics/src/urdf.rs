@@ -41,7 +41,7 @@
 //! **Configuration order.** The tree is built from the root link followed
 //! by each joint's child link in the order of the joints in the file, so a
 //! configuration vector holds the movable joints' values in URDF joint
-//! order (DESIGN.md §6), with one exception the tree's order imposes (each
+//! order, with one exception the tree's order imposes (each
 //! link after its parent, see [`KinematicTree`]): a joint listed before the
 //! joint that places its parent link pulls that joint (and any such
 //! ancestors) forward to just before itself. [`UrdfModel::joint_names`]

@@ -1,5 +1,5 @@
 //! `cargo xtask bench`: the oracle-checked random-motion suite on the Puma /
-//! pipes and Puma / AMR scenes (DESIGN.md §4, "A benchmark query").
+//! pipes and Puma / AMR scenes (docs/architecture.md, "A benchmark query").
 //!
 //! Per scene and θmax: generate the queries (seeded), run and time each on
 //! one thread (the continuous query on a prepared scene, one discrete check

@@ -131,7 +131,7 @@ fn limits(scene: &Scene) -> Vec<(f64, f64)> {
     out
 }
 
-/// The queries of one scene and θmax (DESIGN.md §4, "A benchmark query"):
+/// The queries of one scene and θmax (docs/architecture.md, "A benchmark query"):
 /// `q0` uniform within the limits until collision-free, `q1 = q0 + δq`
 /// with each `δq_k` uniform in `[−θmax, θmax]`, clamped to the limits.
 ///

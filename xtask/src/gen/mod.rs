@@ -8,7 +8,7 @@
 //! for the benchmark (`gen-data --stats`, see [`stats`]).
 //!
 //! **Why generated.** The benchmark needs scenes of a known size and
-//! density (DESIGN.md §4: at θmax = 30° between 20 % and 80 % of random
+//! density (docs/architecture.md: at θmax = 30° between 20 % and 80 % of random
 //! motions collide); recipes keep them reviewable, and the check keeps the
 //! committed bytes honest.
 //!
@@ -400,7 +400,7 @@ the generator produces.
 
 ## Generated files
 
-Scene files follow DESIGN.md §6 (paths relative to the scene file). Each
+Scene files follow docs/architecture.md (paths relative to the scene file). Each
 scene's obstacles are split by zone into several OBJ files, one obstacle
 entry per file, so that spatial culling has something to cull; an OBJ
 object (`o` group) is one pipe, elbow, valve, tank and so on. Coordinates
@@ -423,7 +423,7 @@ cargo xtask gen-data --check    # compare with a fresh generation, name the firs
 cargo run --release -p xtask -- gen-data --stats --queries 1000   # density statistics
 ```
 
-`--stats` draws benchmark queries as DESIGN.md §4 describes (q0 uniform
+`--stats` draws benchmark queries as docs/architecture.md describes (q0 uniform
 within the joint limits until collision-free, self-collision of
 non-adjacent links included; q1 = q0 + δq, δq uniform in [−θmax, θmax] per
 joint, clamped) and checks each motion by sampling it in joint-space steps

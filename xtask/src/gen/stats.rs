@@ -3,7 +3,7 @@
 //!
 //! **What.** For each scene it loads the Puma (URDF and STL meshes, through
 //! `armature-bvh-geometry`) and the scene's OBJ files from `data/`, and
-//! draws benchmark queries as DESIGN.md §4 defines them: `q0` uniform
+//! draws benchmark queries as docs/architecture.md defines them: `q0` uniform
 //! within the joint limits until collision-free (obstacles and
 //! non-adjacent link pairs), `q1 = q0 + δq` with each `δq_k` uniform in
 //! `[−θmax, θmax]`, clamped to the limits. The motion is linear in joint
@@ -19,7 +19,7 @@
 //! hanger rods, come in rows or beside larger ones). The fractions are
 //! estimates, good to the
 //! sampling noise of the query count, which is what tuning the layouts
-//! needs; the benchmark's own oracle (DESIGN.md §4) bounds the step by a
+//! needs; the benchmark's own oracle bounds the step by a
 //! speed bound on every vertex instead, and refines around grazes.
 //!
 //! **Determinism.** Query `i` at θmax index `k` of scene `s` draws from its

@@ -6,7 +6,7 @@
 //!   coordinates rounded to 5 decimals (10 µm in metres) with trailing zeros
 //!   trimmed, polygon faces (readers split them into fans), no normals.
 //! - **STL**: binary, `f32` coordinates, facet normals from the corners.
-//! - **RON**: the scene format of DESIGN.md §6.
+//! - **RON**: the scene format of docs/architecture.md.
 
 use std::fmt::Write as _;
 
@@ -110,7 +110,7 @@ pub(crate) struct ObstacleEntry {
     pub(crate) mesh: String,
 }
 
-/// A scene file (DESIGN.md §6) with the Puma at the world origin and
+/// A scene file with the Puma at the world origin and
 /// static obstacles at the identity pose.
 pub(crate) fn scene_ron(urdf: &str, obstacles: &[ObstacleEntry]) -> String {
     const IDENTITY: &str = "Pose(translation: (0.0, 0.0, 0.0), rotation: (0.0, 0.0, 0.0, 1.0))";

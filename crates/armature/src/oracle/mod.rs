@@ -1,4 +1,4 @@
-//! # The brute-force oracle (DESIGN.md §4)
+//! # The brute-force oracle
 //!
 //! **What.** An [`Oracle`] decides, independently of the pipeline's
 //! stages, what the clearance contract of a continuous query demands on a

@@ -7,7 +7,7 @@
 //! map), with witness points, a **certified lower bound** and the final
 //! simplex; [`gjk_distance_warm`] starts from a [`GjkCache`] of the previous
 //! query of the same pair; [`gjk_intersect`] answers overlap alone;
-//! [`ssch_distance`] is the M3 pair test (DESIGN.md §4, "The M3 monitor"):
+//! [`ssch_distance`] is the M3 pair test (docs/architecture.md, "The M3 monitor"):
 //! the distance between two sphere-swept convex hulls.
 //!
 //! **Why.** Collision use needs conservative answers: a pair may be

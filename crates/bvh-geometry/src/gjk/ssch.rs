@@ -28,7 +28,7 @@ pub struct SschDistance {
 /// [`swept_pair`](armature_kinematics::swept_pair)): GJK on the point hulls
 /// with the default [`GjkOptions`], minus both radii, clamped at 0, and the
 /// lower bound likewise. With `cache`, the query starts from the pair's
-/// previous simplex and stores the new one (DESIGN.md M3: warm starts
+/// previous simplex and stores the new one (docs/architecture.md M3: warm starts
 /// across control cycles).
 ///
 /// ```

@@ -466,7 +466,7 @@ pub struct GreedyDistance {
 ///   RSS bounds subtract a rounding allowance, the triangle distances their
 ///   error estimate); `η = 0` when the meshes may touch;
 /// - `η = 0` or `η > ε`: a bound at or below the clearance is reported as
-///   0 (DESIGN §1, M2 Lemma 1 with clearance);
+///   0 (M2 Lemma 1 with clearance);
 /// - with [`GreedyStatus::Complete`], `η = 0` implies some triangle pair is
 ///   within `ε` plus the rounding estimate of its distance (so `d > ε`
 ///   beyond rounding gives `η > ε`);
