@@ -11,5 +11,4 @@
 //! - *Guarantee*: never reports a colliding segment free; a clearance
 //!   `ε ≥ 0` bounds the run time.
 //!
-//! This crate is filled by the adaptive-bisection issue; today it holds only
-//! this contract.
+//! Not implemented yet: today the crate holds only this contract.

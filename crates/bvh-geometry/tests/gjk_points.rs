@@ -36,7 +36,7 @@ fn rotation() -> impl Strategy<Value = DQuat> {
     })
 }
 
-/// The degenerate families of the issue, plus general position.
+/// The degenerate families (collinear, coplanar, duplicated points), plus general position.
 #[derive(Clone, Copy, Debug)]
 enum Kind {
     General,

@@ -13,5 +13,4 @@
 //! - *Guarantee*: conservative — a reported time of contact is never later
 //!   than the true one, and "free" is never reported for a colliding motion.
 //!
-//! This crate is filled by the exact-contact issue; today it holds only this
-//! contract.
+//! Not implemented yet: today the crate holds only this contract.

@@ -14,5 +14,4 @@
 //!   reference implementation with the same contract decides when no wgpu
 //!   adapter exists and cross-checks the GPU in tests.
 //!
-//! This crate is filled by the swept-volume culling issue; today it holds
-//! only this contract.
+//! Not implemented yet: today the crate holds only this contract.

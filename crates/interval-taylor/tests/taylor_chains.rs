@@ -207,7 +207,7 @@ fn known_answer_cos_plus_sqrt3_sin() {
     );
 }
 
-/// The figure of the issue, as a regression guard: for a 10-link chain with
+/// The stated figure, as a regression guard: for a 10-link chain with
 /// random 3-D axes at 15° per link the Taylor enclosure of the end-link
 /// origin is at least 10× narrower than the interval one.
 #[test]

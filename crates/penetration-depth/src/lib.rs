@@ -13,5 +13,4 @@
 //!   the reported depth is the object-norm distance to it — an upper bound
 //!   on the true generalized penetration depth.
 //!
-//! This crate is filled by the penetration-depth issue; today it holds only
-//! this contract.
+//! Not implemented yet: today the crate holds only this contract.

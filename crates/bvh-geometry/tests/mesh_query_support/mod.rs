@@ -10,7 +10,7 @@ use armature_bvh_geometry::{DegeneratePolicy, MeshOptions, TriMesh};
 use glam::{DAffine3, DQuat, DVec3};
 use proptest::prelude::*;
 
-/// Cases per property (the issue asks for at least 1000 per query).
+/// Cases per property (at least 1000 per query).
 pub(crate) const CASES: u32 = 1000;
 
 pub(crate) fn config(cases: u32) -> ProptestConfig {

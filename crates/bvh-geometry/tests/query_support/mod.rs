@@ -11,7 +11,7 @@ use proptest::prelude::*;
 
 pub(crate) const EPS: f64 = f64::EPSILON;
 
-/// Cases per property: the issue asks for at least 2000 per query.
+/// Cases per property: at least 2000 per query.
 pub(crate) const CASES: u32 = 2000;
 
 pub(crate) fn config(cases: u32) -> ProptestConfig {
