@@ -180,15 +180,19 @@ fn run<S, T: Serialize + Send>(
     };
     let lines = match threads {
         None => work(),
+        // Rayon reads 0 threads as "the default"; the user meant none.
+        Some(0) => {
+            return Err(Failure::Message(
+                "option `--threads` = 0: must be at least 1".to_owned(),
+            ));
+        }
         Some(n) => rayon::ThreadPoolBuilder::new()
             .num_threads(n)
             .build()
             .map_err(|e| {
-                Failure::Message(if n == 0 {
-                    "option `--threads` = 0: must be at least 1".to_owned()
-                } else {
-                    format!("option `--threads` = {n}: cannot start the threads: {e}")
-                })
+                Failure::Message(format!(
+                    "option `--threads` = {n}: cannot start the threads: {e}"
+                ))
             })?
             .install(work),
     };

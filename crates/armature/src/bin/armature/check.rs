@@ -34,7 +34,10 @@ pub(crate) struct CheckArgs {
     #[arg(long, value_name = "FILE")]
     batch: Option<PathBuf>,
     /// Threads of a batch (default: one per core).
-    #[arg(long, value_name = "N", requires = "batch")]
+    // Clap does not check `requires` for an argument in conflict with the
+    // one it requires; the conflict with the single query is what rejects
+    // `--threads` without `--batch`.
+    #[arg(long, value_name = "N", requires = "batch", conflicts_with = "config")]
     threads: Option<usize>,
 }
 

@@ -44,7 +44,10 @@ pub(crate) struct TocArgs {
     #[arg(long, value_name = "FILE")]
     batch: Option<PathBuf>,
     /// Threads of a batch (default: one per core).
-    #[arg(long, value_name = "N", requires = "batch")]
+    // Clap does not check `requires` for an argument in conflict with the
+    // one it requires; the conflict with the single query is what rejects
+    // `--threads` without `--batch`.
+    #[arg(long, value_name = "N", requires = "batch", conflicts_with_all = ["from", "to"])]
     threads: Option<usize>,
     /// Distance below which two pieces touch (default: the scene's).
     #[arg(long, value_name = "X", allow_negative_numbers = true)]
@@ -201,9 +204,12 @@ impl Setup {
         names: [&str; 2],
     ) -> Result<TocJson, Failure> {
         let start = Instant::now();
-        let report = prepared
-            .first_contact(&q0, &q1)
-            .map_err(|e| motion_error(e, scene, &q0, &q1, names))?;
+        let report = prepared.first_contact(&q0, &q1).map_err(|e| {
+            match threshold_error(e, scene, self.threshold_flag) {
+                Failure::Input(e) => motion_error(e, scene, &q0, &q1, names),
+                named => named,
+            }
+        })?;
         let total = start.elapsed();
         let mut answer = answer(scene, &report);
         if let Some(t) = report.contact.map(|c| c.time) {
@@ -322,10 +328,10 @@ fn threshold_error(e: Error, scene: &Scene, flag: bool) -> Failure {
         } = **c
     {
         let why = format!(
-            "too small for this scene, which reaches {} from the origin: use at least {} \
-             (1e-10 of that reach), or move the scene nearer the origin",
+            "too small where the motion goes, {} from the origin: use at least {} (1e-10 of \
+             that reach), or move the scene nearer the origin",
             num(extent),
-            num(minimum)
+            at_least(minimum)
         );
         return Failure::Message(if flag {
             format!("option `--threshold` = {}: {why}", num_text(threshold))
@@ -340,6 +346,19 @@ fn threshold_error(e: Error, scene: &Scene, flag: bool) -> Failure {
         });
     }
     Failure::Input(e)
+}
+
+/// `x` with three significant digits, rounded up: a value accepted where
+/// at least `x` is.
+fn at_least(x: f64) -> String {
+    let mut y = x;
+    loop {
+        let s = format!("{y:.2e}");
+        if s.parse::<f64>().is_ok_and(|v| v >= x) || !y.is_finite() {
+            return s;
+        }
+        y *= 1.0 + 1e-3;
+    }
 }
 
 /// A value as the user may have typed it (`1e-300`, `0.5`, `-1`).
