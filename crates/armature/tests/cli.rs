@@ -336,12 +336,42 @@ fn toc_text() {
             || text.contains("pair             left/wrist / right/fore"),
         "{text}"
     );
+    // The configuration at the time of contact, as `check` takes it.
+    let at = text
+        .lines()
+        .find_map(|l| l.strip_prefix("config at toc    "))
+        .unwrap_or_else(|| panic!("no configuration at toc in\n{text}"));
+    let o = armature(&["check", "--scene", CELL, "--config", at]);
+    assert_eq!(o.status.code(), Some(0), "{at}: {}", stderr(&o));
     let o = armature(&["toc", "--scene", SINGLE, "--from=0,0,0", "--to", "-0.5,0,0"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.starts_with("answer       free\n"), "{text}");
     assert!(
-        stdout(&o).starts_with("answer       free\n"),
-        "{}",
-        stdout(&o)
+        text.contains(
+            "\nclearance    every pair stays at least 0.0001 apart (the distance threshold)\n"
+        ),
+        "{text}"
+    );
+    // Starting closer than three thresholds, the clearance is a third of
+    // the start distance (0.15 between the wrist and the crate).
+    let o = armature(&[
+        "toc",
+        "--scene",
+        SINGLE,
+        "--from=0,0,0",
+        "--to",
+        "-0.5,0,0",
+        "--threshold",
+        "0.1",
+    ]);
+    let text = stdout(&o);
+    assert!(
+        text.contains(
+            "\nclearance    every pair stays at least 0.05 apart (a third of the smallest \
+             start distance, 0.15)\n"
+        ),
+        "{text}"
     );
 }
 
@@ -379,11 +409,20 @@ fn check_text() {
     let o = armature(&["check", "--scene", CELL, "--config", CELL_NEAR]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let text = stdout(&o);
-    assert!(text.starts_with("answer        free\n"), "{text}");
+    assert!(text.starts_with("answer            free\n"), "{text}");
     assert!(
-        text.contains("closest pair  left/fore / right/wrist"),
+        text.contains("closest pair      left/fore / right/wrist"),
         "{text}"
     );
+    assert!(text.contains("\n  closest points  ("), "{text}");
+    // An intersection's points are its triangles' centroids, and say so.
+    let o = armature(&["check", "--scene", CELL, "--config", CELL_CROSSED]);
+    let text = stdout(&o);
+    assert!(
+        text.contains("intersecting pair     left/fore / right/wrist\n"),
+        "{text}"
+    );
+    assert!(text.contains("\n  triangle centroids  ("), "{text}");
 }
 
 /// Runs a command that must fail on bad input: exit status 2, nothing on
@@ -484,10 +523,11 @@ fn bad_options_exit_2() {
         args.extend_from_slice(extra);
         fails(&args, needles);
     };
-    toc(&["--threshold", "0"], &["distance_threshold", "positive"]);
-    toc(&["--threshold", "-1"], &["distance_threshold"]);
-    toc(&["--threshold", "NaN"], &["distance_threshold"]);
-    toc(&["--max-iterations", "0"], &["max_iterations_per_pair"]);
+    toc(&["--threshold", "0"], &["`--threshold`", "positive"]);
+    toc(&["--threshold", "-1"], &["`--threshold`"]);
+    toc(&["--threshold", "NaN"], &["`--threshold`"]);
+    toc(&["--threshold", "1e-300"], &["`--threshold`", "too small"]);
+    toc(&["--max-iterations", "0"], &["`--max-iterations`"]);
     // Usage errors are clap's, with its exit status 2.
     toc(&["--max-iterations", "many"], &["--max-iterations"]);
     toc(&["--broad-phase", "octree"], &["octree"]);

@@ -645,8 +645,12 @@ impl Reader<'_> {
             }
             return match &self.options.package_root {
                 Some(root) => Ok(root.join(package).join(rel)),
+                // Worded for both ways of giving the directories: a scene
+                // file's body fields and these options.
                 None => Err(
-                    "unknown package (set UrdfOptions::package_dirs or UrdfOptions::package_root)",
+                    "unknown package: map it to its directory with the scene file's \
+                     `packages` or `package_root` (UrdfOptions::package_dirs or \
+                     UrdfOptions::package_root)",
                 ),
             };
         }

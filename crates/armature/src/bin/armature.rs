@@ -2,14 +2,18 @@
 //!
 //! Every command reads a RON scene file (`--scene`), runs one query and
 //! prints its answer, aligned text by default or one JSON object with
-//! `--json`. The exit status is 0 whenever the query ran, whatever its
-//! answer; 2 for bad input (a scene file that does not load, a bad
-//! configuration, an option out of range), with the error on stderr; 1 when
-//! the answer cannot be written. The full contract is `docs/cli.md`.
+//! `--json`; `toc` and `check` also answer a batch of queries (`--batch`),
+//! one JSON line per query, loading the scene once. The exit status is 0
+//! whenever the query (or the batch) ran, whatever its answers; 2 for bad
+//! input (a scene file that does not load, a bad configuration, an option
+//! out of range), with the error on stderr; 1 when the answer cannot be
+//! written. The full contract is `docs/cli.md`.
 
 // The binary's root is `src/bin/armature.rs` (fixed by the manifest), so
 // its modules would be looked up beside it, among other binaries' files;
 // they live in `src/bin/armature/` instead.
+#[path = "armature/batch.rs"]
+mod batch;
 #[path = "armature/check.rs"]
 mod check;
 #[path = "armature/info.rs"]
@@ -30,8 +34,9 @@ use clap::{Args, Parser, Subcommand};
 #[command(
     name = "armature",
     version,
-    after_help = "Exit status: 0 when the query ran, whatever its answer; 2 for bad input \
-                  (scene file, configuration, option); 1 when the answer cannot be written."
+    after_help = "Exit status: 0 when the query ran, whatever its answer (with --batch: when \
+                  the batch ran, even if some lines were errors); 2 for bad input (scene file, \
+                  configuration, option); 1 when the answer cannot be written."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -66,6 +71,9 @@ struct Common {
 enum Failure {
     /// Bad input: the query could not run (exit status 2).
     Input(armature::Error),
+    /// Bad input the command words itself, in the user's terms: an option
+    /// named by its flag, a motion too large (exit status 2).
+    Message(String),
     /// The answer could not be written (exit status 1).
     Output(std::io::Error),
 }
@@ -98,7 +106,15 @@ fn main() -> ExitCode {
         // A failure to write on stderr leaves nothing better to do than
         // exit with the status (`eprintln!` would panic instead).
         Err(Failure::Input(e)) => {
-            let _ = writeln!(std::io::stderr(), "{}", error_text(&e));
+            let _ = writeln!(
+                std::io::stderr(),
+                "error: {}",
+                error_lines(&e).join("\n  caused by: ")
+            );
+            ExitCode::from(2)
+        }
+        Err(Failure::Message(m)) => {
+            let _ = writeln!(std::io::stderr(), "error: {m}");
             ExitCode::from(2)
         }
         Err(Failure::Output(e)) => {
@@ -111,19 +127,30 @@ fn main() -> ExitCode {
     }
 }
 
-/// `error: <message>` and one `caused by:` line per source the message
-/// does not already quote (most of the facade's messages embed their
-/// source's).
-fn error_text(e: &dyn std::error::Error) -> String {
-    let mut text = format!("error: {e}");
+impl Failure {
+    /// The failure on one line (a batch's error objects): the message and
+    /// its causes joined by `: `.
+    fn one_line(&self) -> String {
+        match self {
+            Self::Input(e) => error_lines(e).join(": "),
+            Self::Message(m) => m.clone(),
+            Self::Output(e) => format!("cannot write the answer: {e}"),
+        }
+    }
+}
+
+/// The message, then each source the text so far does not already quote
+/// (most of the facade's messages embed their source's): printed as
+/// `error: <message>` and one `caused by: ` line per source.
+fn error_lines(e: &dyn std::error::Error) -> Vec<String> {
+    let mut lines = vec![e.to_string()];
     let mut source = e.source();
     while let Some(s) = source {
         let line = s.to_string();
-        if !text.contains(&line) {
-            text.push_str("\n  caused by: ");
-            text.push_str(&line);
+        if !lines.iter().any(|l| l.contains(&line)) {
+            lines.push(line);
         }
         source = s.source();
     }
-    text
+    lines
 }

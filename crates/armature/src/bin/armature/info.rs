@@ -30,6 +30,8 @@ struct InfoJson {
     self_collision: bool,
     distance_threshold: f64,
     disabled_pairs: Vec<[String; 2]>,
+    /// Whether adjacent links are skipped (the scene's `skip_adjacent`).
+    skip_adjacent: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -172,6 +174,7 @@ fn describe(scene: &Scene, path: &str) -> InfoJson {
         self_collision: scene.self_collision(),
         distance_threshold: scene.distance_threshold(),
         disabled_pairs,
+        skip_adjacent: scene.skip_adjacent(),
     }
 }
 
@@ -188,6 +191,7 @@ fn human(info: &InfoJson) -> String {
             ),
         ),
         ("self collision", info.self_collision.to_string()),
+        ("skip adjacent", info.skip_adjacent.to_string()),
         ("distance threshold", num(info.distance_threshold)),
     ]);
     text.push_str(&format!("\nbodies ({})\n", info.bodies.len()));

@@ -113,6 +113,12 @@ pub(crate) fn vec3(v: [f64; 3]) -> String {
     format!("({}, {}, {})", num(v[0]), num(v[1]), num(v[2]))
 }
 
+/// A configuration as the options take it: comma-separated [`num`]
+/// values.
+pub(crate) fn configuration(q: &[f64]) -> String {
+    q.iter().map(|&x| num(x)).collect::<Vec<_>>().join(",")
+}
+
 /// A half-open index range `a..b`.
 pub(crate) fn range(r: [usize; 2]) -> String {
     format!("{}..{}", r[0], r[1])

@@ -1,14 +1,17 @@
 //! `armature toc`: the first time of contact of one motion.
 
 use std::io::Write;
-use std::time::Instant;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
-use armature::{BroadPhase, CcdReport, CcdStatus, Pipeline, Scene};
+use armature::advance::CcdError;
+use armature::kinematics::JointSpaceMotion;
+use armature::{BroadPhase, CcdReport, CcdStatus, Error, Pipeline, Prepared, Scene};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 
-use crate::output::{FeaturesJson, PairJson, ms, num, pairs, vec3, write_json, xyz};
-use crate::{Common, Failure};
+use crate::output::{FeaturesJson, PairJson, configuration, ms, num, pairs, vec3, write_json, xyz};
+use crate::{Common, Failure, batch};
 
 /// Options of `armature toc`.
 #[derive(Debug, Args)]
@@ -17,11 +20,35 @@ pub(crate) struct TocArgs {
     common: Common,
     /// Start configuration: comma-separated joint values (radians, metres)
     /// in the order `armature info` prints.
-    #[arg(long, value_name = "Q", allow_hyphen_values = true)]
-    from: String,
+    #[arg(
+        long,
+        value_name = "Q",
+        allow_hyphen_values = true,
+        required_unless_present = "batch",
+        conflicts_with = "batch"
+    )]
+    from: Option<String>,
     /// End configuration, as `--from`.
-    #[arg(long, value_name = "Q", allow_hyphen_values = true)]
-    to: String,
+    #[arg(
+        long,
+        value_name = "Q",
+        allow_hyphen_values = true,
+        required_unless_present = "batch",
+        conflicts_with = "batch"
+    )]
+    to: Option<String>,
+    /// Answer many motions with one load of the scene: one JSON query per
+    /// line of FILE (`-`: stdin), such as `{"id": "a", "from": [0, 0, 0],
+    /// "to": [0.6, -1, 0]}`; one JSON answer per line, in input order,
+    /// computed on all cores. The other options apply to every line.
+    #[arg(long, value_name = "FILE")]
+    batch: Option<PathBuf>,
+    /// Threads of a batch (default: one per core).
+    // Clap does not check `requires` for an argument in conflict with the
+    // one it requires; the conflict with the single query is what rejects
+    // `--threads` without `--batch`.
+    #[arg(long, value_name = "N", requires = "batch", conflicts_with_all = ["from", "to"])]
+    threads: Option<usize>,
     /// Distance below which two pieces touch (default: the scene's).
     #[arg(long, value_name = "X", allow_negative_numbers = true)]
     threshold: Option<f64>,
@@ -53,7 +80,7 @@ enum BroadPhaseArg {
 
 /// The JSON answer of `toc`.
 #[derive(Debug, Serialize)]
-struct TocJson {
+pub(crate) struct TocJson {
     scene: String,
     #[serde(flatten)]
     answer: AnswerJson,
@@ -75,10 +102,18 @@ struct AnswerJson {
     point: Option<[f64; 3]>,
     normal: Option<[f64; 3]>,
     distance: Option<f64>,
+    /// The configuration at `toc` on the motion (with a contact).
+    config_at_toc: Option<Vec<f64>>,
+    /// For a free motion: the clearance every pair keeps,
+    /// `min(threshold, start_distance / 3)`.
+    clearance: Option<f64>,
+    /// For a free motion: the smallest distance over the tested pairs at
+    /// `--from`.
+    start_distance: Option<f64>,
 }
 
 /// The options the query ran with.
-#[derive(Debug, Serialize)]
+#[derive(Clone, Debug, Serialize)]
 struct OptionsJson {
     distance_threshold: f64,
     broad_phase: &'static str,
@@ -103,44 +138,140 @@ struct StatsJson {
     total_ms: f64,
 }
 
+/// A query set up once for a scene: the pipeline of the options, and the
+/// options as the answer reports them.
+pub(crate) struct Setup {
+    pipeline: Pipeline,
+    options: OptionsJson,
+    /// Whether `--threshold` was given (else the threshold is the scene's).
+    threshold_flag: bool,
+    /// The scene file, as given.
+    scene_path: String,
+}
+
+impl Setup {
+    /// The pipeline of the options; an option out of range is named by its
+    /// flag.
+    pub(crate) fn new(args: &TocArgs, scene: &Scene) -> Result<Self, Failure> {
+        let mut builder = Pipeline::builder()
+            .broad_phase(match args.broad_phase {
+                BroadPhaseArg::Taylor => BroadPhase::Taylor,
+                BroadPhaseArg::Interval => BroadPhase::Interval,
+            })
+            .temporal_culling(!args.no_temporal_culling)
+            .early_out(args.early_out);
+        if let Some(t) = args.threshold {
+            builder = builder.distance_threshold(t);
+        }
+        if let Some(n) = args.max_iterations {
+            builder = builder.max_iterations_per_pair(n);
+        }
+        let pipeline = builder.build().map_err(|e| option_error(e, scene))?;
+        let options = pipeline.ccd_options(scene);
+        Ok(Self {
+            options: OptionsJson {
+                distance_threshold: options.distance_threshold,
+                broad_phase: match args.broad_phase {
+                    BroadPhaseArg::Taylor => "taylor",
+                    BroadPhaseArg::Interval => "interval",
+                },
+                temporal_culling: options.temporal_culling,
+                max_iterations: options.max_ca_iterations_per_pair,
+                early_out: options.early_out,
+            },
+            pipeline,
+            threshold_flag: args.threshold.is_some(),
+            scene_path: args.common.scene.display().to_string(),
+        })
+    }
+
+    /// The scene prepared for queries on one thread; a threshold too small
+    /// for the scene is named by its flag, or by the scene's field.
+    pub(crate) fn prepare<'s>(&self, scene: &'s Scene) -> Result<Prepared<'s>, Failure> {
+        self.pipeline
+            .prepare(scene)
+            .map_err(|e| threshold_error(e, scene, self.threshold_flag))
+    }
+
+    /// The answer for the motion `q0 → q1` (named `names` in messages), its
+    /// `load_ms` and `prepare_ms` left at 0 and its `total_ms` the query's.
+    pub(crate) fn answer(
+        &self,
+        scene: &Scene,
+        prepared: &mut Prepared<'_>,
+        q0: Vec<f64>,
+        q1: Vec<f64>,
+        names: [&str; 2],
+    ) -> Result<TocJson, Failure> {
+        let start = Instant::now();
+        let report = prepared.first_contact(&q0, &q1).map_err(|e| {
+            match threshold_error(e, scene, self.threshold_flag) {
+                Failure::Input(e) => motion_error(e, scene, &q0, &q1, names),
+                named => named,
+            }
+        })?;
+        let total = start.elapsed();
+        let mut answer = answer(scene, &report);
+        if let Some(t) = report.contact.map(|c| c.time) {
+            answer.config_at_toc = Some(config_at(scene, &q0, &q1, t)?);
+        }
+        if report.status == CcdStatus::Free {
+            // The report holds no distance for a free motion; the contract
+            // bounds every pair's by its start distance and the threshold.
+            let d0 = Pipeline::default().check(scene, &q0)?.distance;
+            if d0.is_finite() {
+                answer.start_distance = Some(d0);
+                answer.clearance = Some(self.options.distance_threshold.min(d0 / 3.0));
+            }
+        }
+        Ok(TocJson {
+            scene: self.scene_path.clone(),
+            answer,
+            from: q0,
+            to: q1,
+            options: self.options.clone(),
+            stats: stats(&report, Duration::ZERO, Duration::ZERO, total),
+        })
+    }
+}
+
 /// Runs `armature toc`.
 pub(crate) fn run(args: &TocArgs, out: &mut impl Write) -> Result<(), Failure> {
     let loading = Instant::now();
     let scene = Scene::from_file(&args.common.scene)?;
     let load = loading.elapsed();
-    let q0 = scene.parse_configuration("--from", &args.from)?;
-    let q1 = scene.parse_configuration("--to", &args.to)?;
-    let mut builder = Pipeline::builder()
-        .broad_phase(match args.broad_phase {
-            BroadPhaseArg::Taylor => BroadPhase::Taylor,
-            BroadPhaseArg::Interval => BroadPhase::Interval,
-        })
-        .temporal_culling(!args.no_temporal_culling)
-        .early_out(args.early_out);
-    if let Some(t) = args.threshold {
-        builder = builder.distance_threshold(t);
+    if let Some(file) = &args.batch {
+        return batch::toc(args, &scene, file, args.threads, load, out);
     }
-    if let Some(n) = args.max_iterations {
-        builder = builder.max_iterations_per_pair(n);
-    }
-    let pipeline = builder.build()?;
-    let options = pipeline.ccd_options(&scene);
+    let q0 = scene.parse_configuration("--from", args.from.as_deref().unwrap_or_default())?;
+    let q1 = scene.parse_configuration("--to", args.to.as_deref().unwrap_or_default())?;
+    let setup = Setup::new(args, &scene)?;
     let start = Instant::now();
-    let mut prepared = pipeline.prepare(&scene)?;
+    let mut prepared = setup.prepare(&scene)?;
     let prepare = start.elapsed();
-    let report = prepared.first_contact(&q0, &q1)?;
-    let total = start.elapsed();
-    let options = OptionsJson {
-        distance_threshold: options.distance_threshold,
-        broad_phase: match args.broad_phase {
-            BroadPhaseArg::Taylor => "taylor",
-            BroadPhaseArg::Interval => "interval",
-        },
-        temporal_culling: options.temporal_culling,
-        max_iterations: options.max_ca_iterations_per_pair,
-        early_out: options.early_out,
-    };
-    let stats = StatsJson {
+    let mut answer = setup.answer(&scene, &mut prepared, q0, q1, ["--from", "--to"])?;
+    answer.set_shared_times(load, prepare);
+    answer.stats.total_ms += ms(prepare);
+    if args.common.json {
+        write_json(out, &answer)
+    } else {
+        out.write_all(human(&answer).as_bytes())?;
+        Ok(())
+    }
+}
+
+impl TocJson {
+    /// The times of loading and preparing the scene, which a batch's
+    /// answers share.
+    pub(crate) fn set_shared_times(&mut self, load: Duration, prepare: Duration) {
+        self.stats.load_ms = ms(load);
+        self.stats.prepare_ms = ms(prepare);
+    }
+}
+
+/// Counts and times of a report.
+fn stats(report: &CcdReport, load: Duration, prepare: Duration, total: Duration) -> StatsJson {
+    StatsJson {
         pairs_total: report.stats.pairs_total,
         pairs_after_spatial: report.stats.pairs_after_spatial,
         pairs_after_temporal: report.stats.pairs_after_temporal,
@@ -152,21 +283,131 @@ pub(crate) fn run(args: &TocArgs, out: &mut impl Write) -> Result<(), Failure> {
         temporal_ms: ms(report.stats.temporal_time),
         advance_ms: ms(report.stats.advance_time),
         total_ms: ms(total),
-    };
-    let answer = TocJson {
-        scene: args.common.scene.display().to_string(),
-        from: q0,
-        to: q1,
-        answer: answer(&scene, &report),
-        options,
-        stats,
-    };
-    if args.common.json {
-        write_json(out, &answer)
-    } else {
-        out.write_all(human(&answer).as_bytes())?;
-        Ok(())
     }
+}
+
+/// The configuration at time `t` of the in-between motion `q0 → q1`: the
+/// motion the query tested (quaternions along the shortest arc).
+fn config_at(scene: &Scene, q0: &[f64], q1: &[f64], t: f64) -> Result<Vec<f64>, Failure> {
+    let tree = scene.body().tree();
+    let kinematics = |e| Error::Kinematics {
+        context: "configuration at the time of contact".to_owned(),
+        source: Box::new(e),
+    };
+    let motion = JointSpaceMotion::new(tree, q0, q1).map_err(kinematics)?;
+    let mut q = vec![0.0; q0.len()];
+    motion.config_at(tree, t, &mut q).map_err(kinematics)?;
+    Ok(q)
+}
+
+/// An option the pipeline rejects, named by its flag.
+fn option_error(e: Error, scene: &Scene) -> Failure {
+    match e {
+        Error::InvalidOption { name, value, why } => {
+            let flag = match name {
+                "distance_threshold" => "--threshold",
+                "max_iterations_per_pair" => "--max-iterations",
+                "threads" => "--threads",
+                other => other,
+            };
+            Failure::Message(format!("option `{flag}` = {}: {why}", num_text(value)))
+        }
+        e => threshold_error(e, scene, true),
+    }
+}
+
+/// A threshold too small for the scene's extent, named by `--threshold`
+/// when the flag gave it, else by the scene's field.
+fn threshold_error(e: Error, scene: &Scene, flag: bool) -> Failure {
+    if let Error::Ccd(c) = &e
+        && let CcdError::ThresholdTooSmall {
+            threshold,
+            extent,
+            minimum,
+            ..
+        } = **c
+    {
+        let why = format!(
+            "too small where the motion goes, {} from the origin: use at least {} (1e-10 of \
+             that reach), or move the scene nearer the origin",
+            num(extent),
+            at_least(minimum)
+        );
+        return Failure::Message(if flag {
+            format!("option `--threshold` = {}: {why}", num_text(threshold))
+        } else {
+            let file = scene
+                .source()
+                .map_or_else(|| "scene".to_owned(), |p| p.display().to_string());
+            format!(
+                "{file}: field `distance_threshold` = {}: {why}",
+                num_text(threshold)
+            )
+        });
+    }
+    Failure::Input(e)
+}
+
+/// `x` with three significant digits, rounded up: a value accepted where
+/// at least `x` is.
+fn at_least(x: f64) -> String {
+    let mut y = x;
+    loop {
+        let s = format!("{y:.2e}");
+        if s.parse::<f64>().is_ok_and(|v| v >= x) || !y.is_finite() {
+            return s;
+        }
+        y *= 1.0 + 1e-3;
+    }
+}
+
+/// A value as the user may have typed it (`1e-300`, `0.5`, `-1`).
+fn num_text(x: f64) -> String {
+    let plain = x.to_string();
+    if plain.len() > 12 {
+        format!("{x:e}")
+    } else {
+        plain
+    }
+}
+
+/// A query the exact stage could not run although both configurations are
+/// finite: the motion is so large that its enclosures overflow. Named by
+/// the joint with the largest swing and its values.
+fn motion_error(e: Error, scene: &Scene, q0: &[f64], q1: &[f64], names: [&str; 2]) -> Failure {
+    let overflow = matches!(
+        &e,
+        Error::Ccd(c) if matches!(**c, CcdError::Kinematics(_) | CcdError::Geometry(_))
+    );
+    let swing = |k: usize| (q1[k] - q0[k]).abs();
+    // The first of the widest swings (`max_by` would keep the last).
+    let widest = (0..q0.len().min(q1.len()))
+        .rev()
+        .max_by(|&a, &b| swing(a).total_cmp(&swing(b)));
+    let (true, Some(k)) = (overflow, widest) else {
+        return Failure::Input(e);
+    };
+    let joint = scene
+        .joints()
+        .into_iter()
+        .find(|j| j.q.contains(&k))
+        .map_or_else(
+            || format!("value {k}"),
+            |j| format!("value {k} (joint `{}`)", j.name),
+        );
+    let how_far = if swing(k).is_finite() {
+        format!("a swing of {}", num_text(swing(k)))
+    } else {
+        "a swing that overflows".to_owned()
+    };
+    Failure::Message(format!(
+        "motion `{}` → `{}`: {joint} goes from {} to {}, {how_far}: too large for the motion \
+         to be enclosed in floating point; give joint values of a sensible size",
+        names[0],
+        names[1],
+        num_text(q0[k]),
+        num_text(q1[k]),
+    ))
 }
 
 /// The verdict of a report, with names for its pair.
@@ -193,6 +434,9 @@ fn answer(scene: &Scene, report: &CcdReport) -> AnswerJson {
         point: contact.map(|c| xyz(c.point)),
         normal: contact.map(|c| xyz(c.normal)),
         distance: contact.map(|c| c.distance),
+        config_at_toc: None,
+        clearance: None,
+        start_distance: None,
     }
 }
 
@@ -223,6 +467,20 @@ fn human(json: &TocJson) -> String {
     }
     if let Some(d) = a.distance {
         rows.push(("distance", num(d)));
+    }
+    if let Some(q) = &a.config_at_toc {
+        rows.push(("config at toc", configuration(q)));
+    }
+    if let (Some(c), Some(d0)) = (a.clearance, a.start_distance) {
+        let why = if c < json.options.distance_threshold {
+            format!("a third of the smallest start distance, {}", num(d0))
+        } else {
+            "the distance threshold".to_owned()
+        };
+        rows.push((
+            "clearance",
+            format!("every pair stays at least {} apart ({why})", num(c)),
+        ));
     }
     let s = &json.stats;
     rows.push((

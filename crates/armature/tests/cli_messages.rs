@@ -1,0 +1,158 @@
+//! The `armature` command line's error messages, in the user's terms:
+//! options by their flags, scene-file fields by their names, a motion too
+//! large by its joint and values; no internal names, no repeated text.
+//! Each message is a snapshot of stderr (exit status 2, nothing on
+//! stdout).
+
+use std::process::Command;
+
+const SINGLE: &str = "tests/fixtures/single.ron";
+
+/// The stderr of a command that must fail on bad input.
+fn message(args: &[&str]) -> String {
+    let o = Command::new(env!("CARGO_BIN_EXE_armature"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("the armature binary runs");
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+    assert!(o.stdout.is_empty(), "{args:?}");
+    err
+}
+
+fn toc(extra: &[&str]) -> String {
+    let mut args = vec!["toc", "--scene", SINGLE, "--from", "0,0,0", "--to", "0,0,0"];
+    args.extend_from_slice(extra);
+    message(&args)
+}
+
+/// Words of the library's own option and parameter names that the
+/// command line's user never typed.
+const INTERNAL: [&str; 5] = [
+    "max_iterations_per_pair",
+    "omega",
+    "`cap`",
+    "continuous collision query",
+    "custom:",
+];
+
+fn assert_user_terms(m: &str) {
+    for word in INTERNAL {
+        assert!(!m.contains(word), "`{word}` in {m}");
+    }
+}
+
+#[test]
+fn options_are_named_by_their_flags() {
+    let cases = [
+        ("max_iterations_zero", toc(&["--max-iterations", "0"])),
+        ("threshold_negative", toc(&["--threshold", "-1"])),
+        ("threshold_nan", toc(&["--threshold", "NaN"])),
+        ("threshold_too_small", toc(&["--threshold", "1e-300"])),
+        (
+            "threads_zero",
+            message(&["toc", "--scene", SINGLE, "--batch", "-", "--threads", "0"]),
+        ),
+    ];
+    for (name, m) in cases {
+        assert_user_terms(&m);
+        assert!(!m.contains("distance_threshold"), "{m}");
+        insta::assert_snapshot!(name, m);
+    }
+}
+
+#[test]
+fn a_threshold_from_the_scene_is_named_by_its_field() {
+    let m = message(&[
+        "toc",
+        "--scene",
+        "tests/fixtures/bad/tiny_threshold.ron",
+        "--from",
+        "0,0,0",
+        "--to",
+        "0,0,0",
+    ]);
+    assert_user_terms(&m);
+    insta::assert_snapshot!(m);
+}
+
+#[test]
+fn an_unknown_package_names_the_scene_fields() {
+    let m = message(&["info", "--scene", "tests/fixtures/bad/unknown_package.ron"]);
+    assert!(
+        m.contains("`packages`") && m.contains("`package_root`"),
+        "{m}"
+    );
+    insta::assert_snapshot!(m);
+}
+
+#[test]
+fn an_overflowing_motion_names_its_joint_and_values() {
+    let cases = [
+        // The enclosure of the swing overflows.
+        (
+            "overflow_swing",
+            message(&[
+                "toc",
+                "--scene",
+                SINGLE,
+                "--from",
+                "0,0,0",
+                "--to",
+                "1e308,1e308,0",
+            ]),
+        ),
+        // The swing itself is not a finite number.
+        (
+            "overflow_difference",
+            message(&[
+                "toc",
+                "--scene",
+                SINGLE,
+                "--from=-1.7e308,0,0",
+                "--to",
+                "1.7e308,0,0",
+            ]),
+        ),
+    ];
+    for (name, m) in cases {
+        assert_user_terms(&m);
+        assert!(m.contains("arm/shoulder"), "{m}");
+        insta::assert_snapshot!(name, m);
+    }
+    // The same motion in a batch: the line's error, in its field names.
+    let o = Command::new(env!("CARGO_BIN_EXE_armature"))
+        .args(["toc", "--scene", SINGLE, "--batch", "-"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child.stdin.take().expect("stdin is piped").write_all(
+                b"{\"id\": \"far\", \"from\": [0, 0, 0], \"to\": [1e308, 1e308, 0]}\n",
+            )?;
+            child.wait_with_output()
+        })
+        .expect("the armature binary runs");
+    assert_eq!(o.status.code(), Some(0));
+    insta::assert_snapshot!("overflow_batch", String::from_utf8_lossy(&o.stdout));
+}
+
+#[test]
+fn scene_file_errors_say_it_once() {
+    for name in [
+        "syntax",
+        "unknown_field",
+        "missing_field",
+        "malformed_urdf",
+        "zero_threshold",
+    ] {
+        let m = message(&["info", "--scene", &format!("tests/fixtures/bad/{name}.ron")]);
+        assert_user_terms(&m);
+        // One line: no cause repeats what the message says.
+        assert_eq!(m.lines().count(), 1, "{m}");
+        insta::assert_snapshot!(format!("scene_{name}"), m);
+    }
+}
