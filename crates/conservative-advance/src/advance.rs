@@ -621,9 +621,16 @@ impl<'a> CcdScene<'a> {
                 status: CcdStatus::CollidingAtStart,
                 contact: Some(c),
                 toc_lower_bound: 0.0,
+                clearance: 0.0,
                 stats,
             });
         }
+        // Pairs culled in stage 1 never come within δ; every other pair
+        // has its clearance now.
+        let clearance = tasks
+            .iter()
+            .map(|t| t.clearance)
+            .fold(options.distance_threshold, f64::min);
         if options.temporal_culling {
             tasks.sort_by(|a, b| a.bound.partial_cmp(&b.bound).unwrap_or(Ordering::Equal));
         }
@@ -639,6 +646,7 @@ impl<'a> CcdScene<'a> {
             status,
             contact,
             toc_lower_bound: toc,
+            clearance,
             stats,
         })
     }

@@ -146,6 +146,12 @@ pub struct CcdReport {
     ///
     /// [`CcdOptions::early_out`]: crate::CcdOptions::early_out
     pub toc_lower_bound: f64,
+    /// The smallest clearance `min_p c_p` over the pairs tested (`δ` when
+    /// none starts within `3δ`; pairs culled before the advancement never
+    /// come within `δ`), `0.0` for [`CcdStatus::CollidingAtStart`]. On
+    /// [`CcdStatus::Free`] every pair stays at least this far apart over
+    /// the whole motion.
+    pub clearance: f64,
     /// Counts and times.
     pub stats: CcdStats,
 }

@@ -495,6 +495,7 @@ fn report(status: CcdStatus, toc: f64, contact_time: Option<f64>) -> CcdReport {
             normal: DVec3::X,
         }),
         toc_lower_bound: toc,
+        clearance: 0.0,
         stats: CcdStats::default(),
     }
 }

@@ -104,12 +104,9 @@ struct AnswerJson {
     distance: Option<f64>,
     /// The configuration at `toc` on the motion (with a contact).
     config_at_toc: Option<Vec<f64>>,
-    /// For a free motion: the clearance every pair keeps,
-    /// `min(threshold, start_distance / 3)`.
+    /// For a free motion: the clearance every pair keeps, the smallest
+    /// `min(threshold, d(0) / 3)` over the pairs tested.
     clearance: Option<f64>,
-    /// For a free motion: the smallest distance over the tested pairs at
-    /// `--from`.
-    start_distance: Option<f64>,
 }
 
 /// The options the query ran with.
@@ -214,15 +211,6 @@ impl Setup {
         let mut answer = answer(scene, &report);
         if let Some(t) = report.contact.map(|c| c.time) {
             answer.config_at_toc = Some(config_at(scene, &q0, &q1, t)?);
-        }
-        if report.status == CcdStatus::Free {
-            // The report holds no distance for a free motion; the contract
-            // bounds every pair's by its start distance and the threshold.
-            let d0 = Pipeline::default().check(scene, &q0)?.distance;
-            if d0.is_finite() {
-                answer.start_distance = Some(d0);
-                answer.clearance = Some(self.options.distance_threshold.min(d0 / 3.0));
-            }
         }
         Ok(TocJson {
             scene: self.scene_path.clone(),
@@ -435,8 +423,7 @@ fn answer(scene: &Scene, report: &CcdReport) -> AnswerJson {
         normal: contact.map(|c| xyz(c.normal)),
         distance: contact.map(|c| c.distance),
         config_at_toc: None,
-        clearance: None,
-        start_distance: None,
+        clearance: (report.status == CcdStatus::Free).then_some(report.clearance),
     }
 }
 
@@ -471,9 +458,12 @@ fn human(json: &TocJson) -> String {
     if let Some(q) = &a.config_at_toc {
         rows.push(("config at toc", configuration(q)));
     }
-    if let (Some(c), Some(d0)) = (a.clearance, a.start_distance) {
+    if let Some(c) = a.clearance {
         let why = if c < json.options.distance_threshold {
-            format!("a third of the smallest start distance, {}", num(d0))
+            format!(
+                "a third of the closest pair's start distance, {}",
+                num(3.0 * c)
+            )
         } else {
             "the distance threshold".to_owned()
         };
