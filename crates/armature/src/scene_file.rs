@@ -8,6 +8,7 @@
 //! Scene(
 //!     bodies: [
 //!         Body(name: "puma", urdf: "../robots/puma560/puma560.urdf",
+//!              srdf: "../robots/puma560/puma560.srdf",
 //!              base: Pose(translation: (0.0, 0.0, 0.0), rotation: (0.0, 0.0, 0.0, 1.0))),
 //!     ],
 //!     obstacles: [
@@ -29,9 +30,10 @@
 //! | `Body.base` | `Pose` | identity |
 //! | `Body.packages` | list of `(name, path)` | none: `package://name/…` → `path/…` |
 //! | `Body.package_root` | path | none: `package://name/…` → `root/name/…` |
+//! | `Body.srdf` | path to a MoveIt SRDF file | none: its `<disable_collisions>` pairs join `disabled_pairs` (below) |
 //! | `obstacles` | list of `Obstacle` | empty |
 //! | `Obstacle.name` | string | required, unique |
-//! | `Obstacle.mesh` | path (`.stl` or `.obj`) | required |
+//! | `Obstacle.mesh` | path (`.stl`, `.obj` or `.dae`) | required |
 //! | `Obstacle.scale` | number > 0 | 1.0 |
 //! | `Obstacle.pose` | `Pose` | identity |
 //! | `Pose.translation` | `(x, y, z)` | required |
@@ -48,10 +50,28 @@
 //! by one movable joint, so a URDF with geometry-less frames between its
 //! links, or a tool welded below its last link, is free at rest; see
 //! [`crate::scene`].
+//!
+//! URDF meshes may be STL, OBJ or COLLADA (`.dae`, placed by its visual
+//! scene and scaled by its `<unit>`, its `<up_axis>` ignored as RViz and
+//! MoveIt do; see `armature_bvh_geometry::io`).
+//!
+//! ## SRDF files
+//!
+//! `Body.srdf` names the SRDF file of a MoveIt configuration package. Each
+//! of its `<disable_collisions link1="a" link2="b" reason="…"/>` entries
+//! disables the pair `body/a`–`body/b` exactly as an entry of
+//! `disabled_pairs` would (so [`crate::Scene::disabled_pairs`] lists it),
+//! whatever its `reason`. Both links must be links of the body's URDF (a
+//! link without collision geometry is fine: the pair then has nothing to
+//! test); a link the URDF does not have is an error naming the SRDF file,
+//! its line, the entry and the link, as are an unreadable file and
+//! malformed XML (with its line). The SRDF's other elements (groups,
+//! group states, virtual joints, end effectors, passive joints, sphere
+//! approximations) are ignored.
 
 use std::path::{Path, PathBuf};
 
-use armature_kinematics::UrdfOptions;
+use armature_kinematics::{UrdfModel, UrdfOptions};
 use glam::{DAffine3, DQuat, DVec3};
 use serde::Deserialize;
 
@@ -95,6 +115,8 @@ struct BodyFile {
     packages: Vec<(String, PathBuf)>,
     #[serde(default)]
     package_root: Option<PathBuf>,
+    #[serde(default)]
+    srdf: Option<PathBuf>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -164,6 +186,9 @@ pub(crate) fn parse(text: &str, dir: &Path, file: &Path) -> Result<Scene, Error>
             p.pose().map_err(|(sub, m)| field(format!("{at}.{sub}"), m))
         })
     };
+    // Pairs of the bodies' SRDF files, added after the scene's own so that
+    // `disabled_pairs[i]` in errors still counts the scene file's entries.
+    let mut srdf_disabled: Vec<(String, String)> = Vec::new();
     let mut b = Scene::builder()
         .source(file)
         .self_collision(parsed.self_collision)
@@ -188,6 +213,18 @@ pub(crate) fn parse(text: &str, dir: &Path, file: &Path) -> Result<Scene, Error>
             options = options.with_package_root(dir.join(root));
         }
         b = b.urdf_body(&body.name, &urdf, &options, base)?;
+        if let Some(srdf) = &body.srdf {
+            let at = format!("bodies[{i}].srdf");
+            let pairs = srdf_pairs(
+                &dir.join(srdf),
+                &urdf,
+                &options,
+                &body.name,
+                &parsed.obstacles,
+            )
+            .map_err(|m| field(at, m))?;
+            srdf_disabled.extend(pairs);
+        }
     }
     for (i, o) in parsed.obstacles.iter().enumerate() {
         let p = pose(&o.pose, format!("obstacles[{i}].pose"))?;
@@ -200,10 +237,74 @@ pub(crate) fn parse(text: &str, dir: &Path, file: &Path) -> Result<Scene, Error>
         }
         b = b.mesh_obstacle(&o.name, &mesh, o.scale, p)?;
     }
-    for (a, c) in parsed.disabled_pairs {
+    for (a, c) in parsed.disabled_pairs.into_iter().chain(srdf_disabled) {
         b = b.disable_pair(a, c);
     }
     b.build()
+}
+
+/// The `<disable_collisions>` pairs of the SRDF file `path`, as
+/// `body/link` names, each link checked against the body's URDF; the
+/// error message names the SRDF file, the line and the entry.
+fn srdf_pairs(
+    path: &Path,
+    urdf: &Path,
+    options: &UrdfOptions,
+    body: &str,
+    obstacles: &[ObstacleFile],
+) -> Result<Vec<(String, String)>, String> {
+    let shown = path.display();
+    if !path.is_file() {
+        return Err(format!("`{shown}` is not a file"));
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read `{shown}`: {e}"))?;
+    let doc = roxmltree::Document::parse(&text)
+        .map_err(|e| format!("`{shown}`:{}: not well-formed XML: {e}", e.pos().row))?;
+    let root = doc.root_element();
+    if root.tag_name().name() != "robot" {
+        return Err(format!(
+            "`{shown}`: the root element is <{}>, not an SRDF <robot>",
+            root.tag_name().name()
+        ));
+    }
+    // The body loaded, so its URDF parses; only its link names are needed.
+    let model = UrdfModel::from_file_with(urdf, options)
+        .map_err(|e| format!("`{}`: {e}", urdf.display()))?;
+    let tree = model.tree();
+    let mut pairs = Vec::new();
+    for entry in root
+        .children()
+        .filter(|n| n.is_element() && n.tag_name().name() == "disable_collisions")
+    {
+        let line = doc.text_pos_at(entry.range().start).row;
+        let (l1, l2) = (entry.attribute("link1"), entry.attribute("link2"));
+        let shown_entry = format!(
+            "<disable_collisions link1=\"{}\" link2=\"{}\">",
+            l1.unwrap_or(""),
+            l2.unwrap_or("")
+        );
+        let checked = |attr: &str, link: Option<&str>| {
+            let Some(link) = link else {
+                return Err(format!("`{shown}`:{line}: {shown_entry} has no `{attr}`"));
+            };
+            if tree.link_index(link).is_err() {
+                return Err(format!(
+                    "`{shown}`:{line}: {shown_entry}: the URDF `{}` has no link `{link}`",
+                    urdf.display()
+                ));
+            }
+            let name = format!("{body}/{link}");
+            if obstacles.iter().any(|o| o.name == name) {
+                return Err(format!(
+                    "`{shown}`:{line}: {shown_entry}: `{name}` is both a link and an obstacle"
+                ));
+            }
+            Ok(name)
+        };
+        let (a, b) = (checked("link1", l1)?, checked("link2", l2)?);
+        pairs.push((a, b));
+    }
+    Ok(pairs)
 }
 
 /// A RON error with its position and, when the parser names one, the

@@ -132,7 +132,7 @@ pub enum GeometryError {
         message: String,
     },
     /// A file name whose extension names no supported mesh format.
-    #[error("`{file}`: unsupported mesh format (expected .stl or .obj)")]
+    #[error("`{file}`: unsupported mesh format (expected .stl, .obj or .dae)")]
     UnsupportedFormat {
         /// The file.
         file: String,
@@ -159,7 +159,8 @@ pub enum GeometryError {
         /// The validation error, with indices into the loaded mesh.
         source: Box<GeometryError>,
     },
-    /// An OBJ object selected by name is not in the file.
+    /// An OBJ object or COLLADA geometry selected by name is not in the
+    /// file.
     #[error("`{file}`: no object named `{name}` (the file has: {})", available.join(", "))]
     UnknownObject {
         /// The file (or `<memory>`).

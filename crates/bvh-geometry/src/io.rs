@@ -1,25 +1,29 @@
-//! Mesh import: STL (binary and ASCII) and Wavefront OBJ, into [`TriMesh`].
+//! Mesh import: STL (binary and ASCII), Wavefront OBJ and COLLADA, into
+//! [`TriMesh`].
 //!
 //! **What.** [`load_mesh`] picks the format from the file extension;
-//! [`load_stl`] / [`load_stl_bytes`] and [`load_obj`] / [`load_obj_str`] /
-//! [`load_obj_bytes`] read one format from a file or from memory. Every
+//! [`load_stl`] / [`load_stl_bytes`], [`load_obj`] / [`load_obj_str`] /
+//! [`load_obj_bytes`] and [`load_dae`] / [`load_dae_bytes`] read one format
+//! from a file or from memory. Every
 //! loader multiplies coordinates by [`LoadOptions::scale`] (a unit
 //! conversion: `0.001` for a file in millimetres), shares vertices at
 //! bit-identical positions (STL stores every facet's corners separately,
 //! OBJ groups duplicate their seams) and validates the result as
 //! [`TriMesh::from_vertices_indices`] does, under [`LoadOptions::mesh`].
 //!
-//! **Why these parsers.** The formats are parsed by the `stl_io` and
-//! `tobj` crates, maintained and fuzzed by their authors. This module adds
+//! **Why these parsers.** The formats are parsed by the `stl_io`, `tobj`
+//! and `mesh-loader` crates, maintained by their authors. This module adds
 //! what a collision library needs around them: typed errors naming the
 //! file and, where known, the line; a pre-pass over OBJ text that checks
 //! every vertex and face line (so errors carry line numbers and out-of-range
 //! face indices never reach the parser); detection of binary STL files
 //! whose header starts with `solid`; triangulation of OBJ polygons as fans
-//! (`tobj`'s `triangulate`); object selection.
+//! (`tobj`'s `triangulate`); object selection; for COLLADA, a check of the
+//! document before `mesh-loader` reads it and the placement of its
+//! geometry (below).
 //!
 //! **Guarantee.** No input makes a loader panic: every byte string gives a
-//! mesh or a [`GeometryError`] (a property test and two `cargo fuzz`
+//! mesh or a [`GeometryError`] (property tests and three `cargo fuzz`
 //! targets check this). A malformed file gives
 //! [`GeometryError::MalformedFile`]; a well-formed file whose mesh fails
 //! validation (no triangles, a non-finite vertex after scaling, a rejected
@@ -45,6 +49,30 @@
 //!   face may only refer to vertices defined above it. All objects are
 //!   merged in file order, or one is selected by name
 //!   ([`ObjectSelection`]).
+//! - **COLLADA** (`.dae`, UTF-8 XML): the triangles, polygons (as fans)
+//!   and triangle fans of every `<mesh>` geometry, placed as the visual
+//!   scene places them: the scene `<scene>` instantiates (or the first
+//!   `<visual_scene>` when there is no `<scene>`), its `<node>` tree with
+//!   `<matrix>`, `<translate>`, `<rotate>` and `<scale>` transforms,
+//!   `<instance_geometry>` (a geometry instanced twice is loaded twice)
+//!   and `<instance_node>`; in a file without visual scenes every geometry
+//!   is loaded where it is defined. All instances are merged into one
+//!   mesh. Coordinates are multiplied by `<asset><unit meter="…">` (then
+//!   by [`LoadOptions::scale`]), so a file in centimetres loads in metres.
+//!   `<up_axis>` is ignored: coordinates are taken as written, as RViz and
+//!   MoveIt read the meshes of URDF files (whose link frames are Z-up
+//!   whatever the mesh file says), so a `Y_UP` file is not rotated. A
+//!   transform that mirrors keeps triangles facing outward.
+//!   [`ObjectSelection::Named`] selects the instances of the geometries
+//!   with that `id` or `name`. Lines, materials, normals and texture
+//!   coordinates are ignored (but must be well-formed). Vertex coordinates
+//!   are read as 32-bit floats (the precision exporters write); transforms
+//!   and the unit are applied in `f64`. Not supported, and errors rather
+//!   than missing geometry: `<tristrips>`, polygons with holes or with
+//!   fewer than three corners, `<convex_mesh>`, `<spline>` and `<brep>`,
+//!   skinned meshes (`<instance_controller>`), `<lookat>` and `<skew>`,
+//!   references into other files, and files that are not UTF-8. An
+//!   error's line is the offending element's.
 //!
 //! ```
 //! use armature_bvh_geometry::io::{LoadOptions, load_obj_str};
@@ -68,17 +96,21 @@ use glam::DVec3;
 
 use crate::{GeometryError, MeshOptions, TriMesh};
 
+mod collada;
+
 /// The name in errors for in-memory input.
 const MEMORY: &str = "<memory>";
 
-/// Which objects of an OBJ file to load.
+/// Which objects of an OBJ or COLLADA file to load.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum ObjectSelection {
     /// Every object and group, merged in file order (the default).
     #[default]
     All,
-    /// Only the objects or groups with this name (`o name` / `g name`,
-    /// trimmed; faces before any name belong to `unnamed_object`).
+    /// OBJ: only the objects or groups with this name (`o name` /
+    /// `g name`, trimmed; faces before any name belong to
+    /// `unnamed_object`). COLLADA: only the instances of the geometries
+    /// whose `id` or `name` attribute is this.
     Named(String),
 }
 
@@ -91,7 +123,8 @@ pub struct LoadOptions {
     /// Validation of the loaded mesh (degenerate triangles dropped by
     /// default).
     pub mesh: MeshOptions,
-    /// Which OBJ objects to load (ignored for STL). Default: all.
+    /// Which OBJ objects or COLLADA geometries to load (ignored for STL).
+    /// Default: all.
     pub objects: ObjectSelection,
 }
 
@@ -128,11 +161,12 @@ impl LoadOptions {
     }
 }
 
-/// Loads an STL or OBJ file, chosen by its extension (case-insensitive).
+/// Loads an STL, OBJ or COLLADA file, chosen by its extension (`.stl`,
+/// `.obj`, `.dae`, case-insensitive).
 ///
 /// # Errors
 /// [`GeometryError::UnsupportedFormat`] for another extension; otherwise
-/// as [`load_stl`] or [`load_obj`].
+/// as [`load_stl`], [`load_obj`] or [`load_dae`].
 pub fn load_mesh(path: impl AsRef<Path>, options: &LoadOptions) -> Result<TriMesh, GeometryError> {
     let path = path.as_ref();
     let ext = path
@@ -142,6 +176,7 @@ pub fn load_mesh(path: impl AsRef<Path>, options: &LoadOptions) -> Result<TriMes
     match ext.as_deref() {
         Some("stl") => load_stl(path, options),
         Some("obj") => load_obj(path, options),
+        Some("dae") => load_dae(path, options),
         _ => Err(GeometryError::UnsupportedFormat {
             file: path.display().to_string(),
         }),
@@ -193,6 +228,26 @@ pub fn load_obj_str(text: &str, options: &LoadOptions) -> Result<TriMesh, Geomet
 /// naming its line.
 pub fn load_obj_bytes(bytes: &[u8], options: &LoadOptions) -> Result<TriMesh, GeometryError> {
     obj_from_bytes(MEMORY, bytes, options)
+}
+
+/// Loads a COLLADA (`.dae`) file: its geometry placed by its visual scene,
+/// in metres by its `<unit>` (see the [module docs](self)).
+///
+/// # Errors
+/// As [`load_stl`], plus [`GeometryError::UnknownObject`] when
+/// [`ObjectSelection::Named`] names no geometry of the file.
+pub fn load_dae(path: impl AsRef<Path>, options: &LoadOptions) -> Result<TriMesh, GeometryError> {
+    let (file, bytes) = read_file(path.as_ref())?;
+    collada::dae_from_bytes(&file, &bytes, options)
+}
+
+/// Loads COLLADA from bytes in memory, which must be UTF-8 (named
+/// `<memory>` in errors).
+///
+/// # Errors
+/// As [`load_dae`], except for [`GeometryError::FileRead`].
+pub fn load_dae_bytes(bytes: &[u8], options: &LoadOptions) -> Result<TriMesh, GeometryError> {
+    collada::dae_from_bytes(MEMORY, bytes, options)
 }
 
 fn read_file(path: &Path) -> Result<(String, Vec<u8>), GeometryError> {

@@ -3,7 +3,9 @@
 #![cfg(feature = "io")]
 
 use armature_bvh_geometry::TriMesh;
-use armature_bvh_geometry::io::{LoadOptions, load_obj_bytes, load_obj_str, load_stl_bytes};
+use armature_bvh_geometry::io::{
+    LoadOptions, load_dae_bytes, load_obj_bytes, load_obj_str, load_stl_bytes,
+};
 use proptest::prelude::*;
 
 const FIXTURES: &[&[u8]] = &[
@@ -17,6 +19,8 @@ const FIXTURES: &[&[u8]] = &[
     include_bytes!("fixtures/bad_index.obj"),
     include_bytes!("fixtures/bad_vertex.obj"),
     include_bytes!("fixtures/not_utf8.obj"),
+    include_bytes!("fixtures/cube_cm.dae"),
+    include_bytes!("fixtures/two_parts.dae"),
 ];
 
 fn check(mesh: Result<TriMesh, armature_bvh_geometry::GeometryError>) -> Result<(), TestCaseError> {
@@ -41,6 +45,7 @@ fn load_all(bytes: &[u8]) -> Result<(), TestCaseError> {
     check(load_stl_bytes(bytes, &opts))?;
     check(load_obj_bytes(bytes, &opts))?;
     check(load_obj_str(&String::from_utf8_lossy(bytes), &opts))?;
+    check(load_dae_bytes(bytes, &opts))?;
     Ok(())
 }
 
