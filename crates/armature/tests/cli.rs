@@ -368,7 +368,7 @@ fn toc_text() {
     let text = stdout(&o);
     assert!(
         text.contains(
-            "\nclearance    every pair stays at least 0.05 apart (a third of the smallest \
+            "\nclearance    every pair stays at least 0.05 apart (a third of the closest pair's \
              start distance, 0.15)\n"
         ),
         "{text}"
