@@ -74,6 +74,7 @@ pub use pipeline::{
     BroadPhase, CheckReport, ExactStage, Motion, PairWitness, Pipeline, PipelineBuilder, Prepared,
 };
 pub use scene::{BodyInfo, DEFAULT_DISTANCE_THRESHOLD, JointInfo, Scene, SceneBuilder};
+pub use scene_file::LoadProgress;
 
 // Query answers users read without naming the layer they come from.
 pub use armature_conservative_advance::{CcdReport, CcdStats, CcdStatus, Contact, Other};

@@ -153,7 +153,7 @@ impl Scene {
     /// does not load, a rotation that is not a unit quaternion, an unknown
     /// name in `disabled_pairs`).
     pub fn from_file(path: impl AsRef<Path>) -> Result<Self, Error> {
-        crate::scene_file::load(path.as_ref())
+        crate::scene_file::load(path.as_ref(), &mut |_| {})
     }
 
     /// Reads a scene from RON text; relative paths are joined to `dir`.
@@ -161,7 +161,7 @@ impl Scene {
     /// # Errors
     /// As [`Scene::from_file`], with `<text>` in place of the file name.
     pub fn from_ron_str(text: &str, dir: &Path) -> Result<Self, Error> {
-        crate::scene_file::parse(text, dir, Path::new("<text>"))
+        crate::scene_file::parse(text, dir, Path::new("<text>"), &mut |_| {})
     }
 
     /// All bodies combined into one articulated body (several roots).

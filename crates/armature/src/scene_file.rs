@@ -158,18 +158,57 @@ impl PoseFile {
     }
 }
 
+/// Where the loading of a scene file stands, for progress displays
+/// ([`Scene::from_file_with_progress`]). A scene loads in steps: one per
+/// body (its URDF and meshes), one per obstacle (its mesh and
+/// hierarchies), and the final assembly.
+#[derive(Clone, Copy, Debug)]
+pub struct LoadProgress<'a> {
+    /// Steps finished.
+    pub done: usize,
+    /// Steps in all.
+    pub total: usize,
+    /// The step under way (`obstacle "floor" (floor.obj)`); empty once
+    /// every step is done.
+    pub current: &'a str,
+}
+
+impl Scene {
+    /// As [`Scene::from_file`], calling `progress` before each step of
+    /// the load and once at the end, so that a caller can show how far a
+    /// long load (meshes of millions of triangles, hundreds of obstacles)
+    /// has come.
+    ///
+    /// # Errors
+    /// As [`Scene::from_file`].
+    pub fn from_file_with_progress(
+        path: impl AsRef<Path>,
+        progress: &mut dyn FnMut(LoadProgress<'_>),
+    ) -> Result<Self, Error> {
+        load(path.as_ref(), progress)
+    }
+}
+
 /// Reads and parses a scene file.
-pub(crate) fn load(path: &Path) -> Result<Scene, Error> {
+pub(crate) fn load(
+    path: &Path,
+    progress: &mut dyn FnMut(LoadProgress<'_>),
+) -> Result<Scene, Error> {
     let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
         file: path.to_path_buf(),
         source,
     })?;
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
-    parse(&text, dir, path)
+    parse(&text, dir, path, progress)
 }
 
 /// Parses scene text; relative paths join `dir`; errors name `file`.
-pub(crate) fn parse(text: &str, dir: &Path, file: &Path) -> Result<Scene, Error> {
+pub(crate) fn parse(
+    text: &str,
+    dir: &Path,
+    file: &Path,
+    progress: &mut dyn FnMut(LoadProgress<'_>),
+) -> Result<Scene, Error> {
     // Optional fields are written bare (`base: Pose(..)`, not
     // `Some(Pose(..))`).
     let parsed: SceneFile = ron::Options::default()
@@ -189,6 +228,14 @@ pub(crate) fn parse(text: &str, dir: &Path, file: &Path) -> Result<Scene, Error>
     // Pairs of the bodies' SRDF files, added after the scene's own so that
     // `disabled_pairs[i]` in errors still counts the scene file's entries.
     let mut srdf_disabled: Vec<(String, String)> = Vec::new();
+    let total = parsed.bodies.len() + parsed.obstacles.len() + 1;
+    let mut step = |done: usize, current: &str| {
+        progress(LoadProgress {
+            done,
+            total,
+            current,
+        });
+    };
     let mut b = Scene::builder()
         .source(file)
         .self_collision(parsed.self_collision)
@@ -205,6 +252,10 @@ pub(crate) fn parse(text: &str, dir: &Path, file: &Path) -> Result<Scene, Error>
                 format!("`{}` is not a file", urdf.display()),
             ));
         }
+        step(
+            i,
+            &format!("body \"{}\" ({})", body.name, body.urdf.display()),
+        );
         let mut options = UrdfOptions::default();
         for (name, path) in &body.packages {
             options = options.with_package_dir(name.clone(), dir.join(path));
@@ -235,12 +286,19 @@ pub(crate) fn parse(text: &str, dir: &Path, file: &Path) -> Result<Scene, Error>
                 format!("`{}` is not a file", mesh.display()),
             ));
         }
+        step(
+            parsed.bodies.len() + i,
+            &format!("obstacle \"{}\" ({})", o.name, o.mesh.display()),
+        );
         b = b.mesh_obstacle(&o.name, &mesh, o.scale, p)?;
     }
     for (a, c) in parsed.disabled_pairs.into_iter().chain(srdf_disabled) {
         b = b.disable_pair(a, c);
     }
-    b.build()
+    step(total - 1, "assembling the scene");
+    let scene = b.build()?;
+    step(total, "");
+    Ok(scene)
 }
 
 /// The `<disable_collisions>` pairs of the SRDF file `path`, as

@@ -20,6 +20,8 @@ mod check;
 mod info;
 #[path = "armature/output.rs"]
 mod output;
+#[path = "armature/progress.rs"]
+mod progress;
 #[path = "armature/toc.rs"]
 mod toc;
 

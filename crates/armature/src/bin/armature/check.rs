@@ -85,7 +85,8 @@ impl CheckJson {
 /// Runs `armature check`.
 pub(crate) fn run(args: &CheckArgs, out: &mut impl Write) -> Result<(), Failure> {
     let loading = Instant::now();
-    let scene = Scene::from_file(&args.common.scene)?;
+    let scene =
+        crate::progress::load_scene(&args.common.scene, args.common.json || args.batch.is_some())?;
     let load = loading.elapsed();
     let path = args.common.scene.display().to_string();
     if let Some(file) = &args.batch {

@@ -82,7 +82,7 @@ struct TrianglesJson {
 
 /// Runs `armature info`.
 pub(crate) fn run(args: &InfoArgs, out: &mut impl Write) -> Result<(), Failure> {
-    let scene = Scene::from_file(&args.common.scene)?;
+    let scene = crate::progress::load_scene(&args.common.scene, args.common.json)?;
     let info = describe(&scene, &args.common.scene.display().to_string());
     if args.common.json {
         write_json(out, &info)

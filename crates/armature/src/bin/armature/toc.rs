@@ -226,7 +226,8 @@ impl Setup {
 /// Runs `armature toc`.
 pub(crate) fn run(args: &TocArgs, out: &mut impl Write) -> Result<(), Failure> {
     let loading = Instant::now();
-    let scene = Scene::from_file(&args.common.scene)?;
+    let scene =
+        crate::progress::load_scene(&args.common.scene, args.common.json || args.batch.is_some())?;
     let load = loading.elapsed();
     if let Some(file) = &args.batch {
         return batch::toc(args, &scene, file, args.threads, load, out);

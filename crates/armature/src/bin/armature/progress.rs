@@ -1,0 +1,47 @@
+//! Progress of long scene loads: a bar on stderr, drawn only when stderr
+//! is a terminal, never for JSON output, and only once the load has taken
+//! [`SHOW_AFTER`], so that the common sub-second load prints nothing.
+
+use std::io::IsTerminal;
+use std::path::Path;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use armature::{LoadProgress, Scene};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// How long a load runs before its bar appears.
+const SHOW_AFTER: Duration = Duration::from_secs(1);
+
+/// Loads the scene file at `path`, with a progress bar on a terminal
+/// unless `quiet` (JSON or batch output).
+pub(crate) fn load_scene(path: &Path, quiet: bool) -> Result<Scene, armature::Error> {
+    if quiet || !std::io::stderr().is_terminal() {
+        return Scene::from_file(path);
+    }
+    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
+    if let Ok(style) = ProgressStyle::with_template(
+        "{spinner} loading {prefix} [{pos}/{len}] {elapsed} {wide_msg}",
+    ) {
+        bar.set_style(style);
+    }
+    bar.set_prefix(path.display().to_string());
+    bar.enable_steady_tick(Duration::from_millis(120));
+    let (done, finished) = mpsc::channel::<()>();
+    let shown = bar.clone();
+    let reveal = std::thread::spawn(move || {
+        if finished.recv_timeout(SHOW_AFTER) == Err(mpsc::RecvTimeoutError::Timeout) {
+            shown.set_draw_target(ProgressDrawTarget::stderr());
+        }
+    });
+    let scene = Scene::from_file_with_progress(path, &mut |p: LoadProgress<'_>| {
+        bar.set_length(p.total as u64);
+        bar.set_position(p.done as u64);
+        bar.set_message(p.current.to_owned());
+    });
+    // The receiver is gone once the bar is shown; nothing to tell it then.
+    let _ = done.send(());
+    let _ = reveal.join();
+    bar.finish_and_clear();
+    scene
+}
