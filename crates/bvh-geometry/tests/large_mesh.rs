@@ -19,7 +19,13 @@ fn uv_sphere(r: f64, segments: u32, rings: u32) -> TriMesh {
         let theta = core::f64::consts::PI * f64::from(i) / f64::from(rings);
         for k in 0..segments {
             let phi = core::f64::consts::TAU * f64::from(k) / f64::from(segments);
-            v.push(r * DVec3::new(theta.sin() * phi.cos(), theta.sin() * phi.sin(), theta.cos()));
+            v.push(
+                r * DVec3::new(
+                    theta.sin() * phi.cos(),
+                    theta.sin() * phi.sin(),
+                    theta.cos(),
+                ),
+            );
         }
     }
     v.push(DVec3::new(0.0, 0.0, -r));
@@ -41,10 +47,8 @@ fn uv_sphere(r: f64, segments: u32, rings: u32) -> TriMesh {
 
 /// A scratch directory of its own for this test process and `tag`.
 fn scratch(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "armature-large-mesh-{}-{tag}",
-        std::process::id()
-    ));
+    let dir =
+        std::env::temp_dir().join(format!("armature-large-mesh-{}-{tag}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     dir
 }
@@ -83,9 +87,14 @@ fn a_large_closed_mesh_costs_at_most_250_bytes_per_triangle() {
     );
     // The figure counts what the geometry really holds: at least the
     // mesh and the two trees' nodes.
-    let nodes = g.obb_tree.num_nodes() * size_of::<armature_bvh_geometry::BvhNode<armature_bvh_geometry::Obb>>()
-        + g.rss_tree.num_nodes() * size_of::<armature_bvh_geometry::BvhNode<armature_bvh_geometry::Rss>>();
-    assert!(bytes >= nodes + mesh.heap_bytes(), "{bytes} < {nodes} + mesh");
+    let nodes = g.obb_tree.num_nodes()
+        * size_of::<armature_bvh_geometry::BvhNode<armature_bvh_geometry::Obb>>()
+        + g.rss_tree.num_nodes()
+            * size_of::<armature_bvh_geometry::BvhNode<armature_bvh_geometry::Rss>>();
+    assert!(
+        bytes >= nodes + mesh.heap_bytes(),
+        "{bytes} < {nodes} + mesh"
+    );
 }
 
 #[test]
@@ -183,7 +192,11 @@ mod cache {
         for [a, b, c] in g.mesh.triangles() {
             assert!((b - a).cross(c - a).dot(a + b + c) > 0.0);
         }
-        assert!(cache.geometry("zero", &path, DVec3::new(0.0, 1.0, 1.0)).is_err());
+        assert!(
+            cache
+                .geometry("zero", &path, DVec3::new(0.0, 1.0, 1.0))
+                .is_err()
+        );
         std::fs::remove_dir_all(dir).ok();
     }
 }
@@ -219,10 +232,17 @@ mod urdf {
         let dir = scratch("mirror-link");
         write_obj(&dir.join("ball.obj"), &uv_sphere(1.0, 16, 8), &[[1, 2, 2]]);
         let path = urdf(&dir, &[("plain", "1 1 1"), ("mirrored", "-1 1 1")]);
-        let body =
-            ArticulatedBody::from_urdf_file(&path, &UrdfOptions::default(), &Tessellation::default())
-                .unwrap();
-        let link = |n: &str| body.links()[body.tree().link_index(n).unwrap()].as_ref().unwrap();
+        let body = ArticulatedBody::from_urdf_file(
+            &path,
+            &UrdfOptions::default(),
+            &Tessellation::default(),
+        )
+        .unwrap();
+        let link = |n: &str| {
+            body.links()[body.tree().link_index(n).unwrap()]
+                .as_ref()
+                .unwrap()
+        };
         let (plain, mirrored) = (link("plain"), link("mirrored"));
         assert!(mirrored.is_closed());
         let (v0, v1) = (
@@ -256,7 +276,9 @@ mod urdf {
         assert!(Arc::ptr_eq(&g[0].rss_tree, &g[1].rss_tree));
         assert!(!Arc::ptr_eq(&g[0].mesh, &g[2].mesh));
         // An obstacle on the same file and scale shares it too.
-        let o = cache.geometry("o", dir.join("ball.obj"), DVec3::ONE).unwrap();
+        let o = cache
+            .geometry("o", dir.join("ball.obj"), DVec3::ONE)
+            .unwrap();
         assert!(Arc::ptr_eq(&o.geometry.mesh, &g[0].mesh));
         assert_eq!((cache.num_meshes(), cache.num_geometries()), (2, 2));
         std::fs::remove_dir_all(dir).ok();
