@@ -220,12 +220,10 @@ fn dropped_degenerate_triangles_are_warnings() {
          </robot>",
     )
     .unwrap();
-    let text = format!(
-        "Scene(bodies: [Body(name: \"bot\", urdf: \"bot.urdf\")], obstacles: [\
+    let text = "Scene(bodies: [Body(name: \"bot\", urdf: \"bot.urdf\")], obstacles: [\
          Obstacle(name: \"clean\", mesh: \"clean.obj\", pose: Pose(translation: (3.0, 0.0, 0.0), rotation: (0.0, 0.0, 0.0, 1.0))),\
-         Obstacle(name: \"dirty\", mesh: \"dirty.obj\", pose: Pose(translation: (6.0, 0.0, 0.0), rotation: (0.0, 0.0, 0.0, 1.0)))])"
-    );
-    let scene = Scene::from_ron_str(&text, &dir).unwrap();
+         Obstacle(name: \"dirty\", mesh: \"dirty.obj\", pose: Pose(translation: (6.0, 0.0, 0.0), rotation: (0.0, 0.0, 0.0, 1.0)))])";
+    let scene = Scene::from_ron_str(text, &dir).unwrap();
     let expected = |what| LoadWarning {
         what,
         kind: LoadWarningKind::DroppedDegenerateTriangles,

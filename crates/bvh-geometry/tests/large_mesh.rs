@@ -69,7 +69,8 @@ fn write_obj(path: &std::path::Path, mesh: &TriMesh, extra_faces: &[[u32; 3]]) {
 fn a_large_closed_mesh_costs_at_most_250_bytes_per_triangle() {
     let mesh = Arc::new(uv_sphere(1.0, 400, 251));
     let n = mesh.num_triangles();
-    assert!(n >= 200_000 && n >= LARGE_MESH_TRIANGLES, "{n} triangles");
+    assert!(n >= 200_000, "{n} triangles");
+    assert!(n >= LARGE_MESH_TRIANGLES, "{n} triangles");
     let o = Obstacle::fixed("sphere", mesh.clone(), DAffine3::IDENTITY).unwrap();
     let g = o.geometry();
     assert!(g.is_closed());
@@ -120,7 +121,7 @@ fn the_hull_is_built_on_first_use_and_shared_by_clones() {
     // Every vertex of a convex sphere is on its hull; the SSCH holds all.
     assert_eq!(points.len(), mesh.num_vertices());
     let r = g.hull_radius().unwrap();
-    assert!(r >= 0.0 && r < 1e-9, "{r}");
+    assert!((0.0..1e-9).contains(&r), "{r}");
     assert!(g.hull_ssch().is_ok());
     // The monitor's volume of a static obstacle on it.
     let o = Obstacle::fixed_shared("ball", Arc::new(g), DAffine3::IDENTITY);
