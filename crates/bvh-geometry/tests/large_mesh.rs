@@ -3,6 +3,7 @@
 //! degenerate triangles counted, and mirrored scales that keep closed
 //! meshes outward-oriented for links and obstacles alike.
 
+#[cfg(feature = "io")]
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -45,6 +46,7 @@ fn uv_sphere(r: f64, segments: u32, rings: u32) -> TriMesh {
     TriMesh::new(v, t).expect("a valid sphere")
 }
 
+#[cfg(feature = "io")]
 /// A scratch directory of its own for this test process and `tag`.
 fn scratch(tag: &str) -> PathBuf {
     let dir =
@@ -53,6 +55,7 @@ fn scratch(tag: &str) -> PathBuf {
     dir
 }
 
+#[cfg(feature = "io")]
 fn write_obj(path: &std::path::Path, mesh: &TriMesh, extra_faces: &[[u32; 3]]) {
     use std::fmt::Write as _;
     let mut text = String::new();
