@@ -73,7 +73,10 @@ pub use error::Error;
 pub use pipeline::{
     BroadPhase, CheckReport, ExactStage, Motion, PairWitness, Pipeline, PipelineBuilder, Prepared,
 };
-pub use scene::{BodyInfo, DEFAULT_DISTANCE_THRESHOLD, JointInfo, Scene, SceneBuilder};
+pub use scene::{
+    BodyInfo, DEFAULT_DISTANCE_THRESHOLD, JointInfo, LoadWarning, LoadWarningKind, Scene,
+    SceneBuilder, WarningSubject,
+};
 pub use scene_file::LoadProgress;
 
 // Query answers users read without naming the layer they come from.

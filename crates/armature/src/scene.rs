@@ -27,8 +27,26 @@
 //! [`Scene::joints`] lists them in that order. Link names
 //! are prefixed with their body (`puma/link2`).
 //!
+//! **Names.** Pairs are named `body/link` for links and by the obstacle's
+//! name for obstacles, so body and obstacle names must be non-empty and
+//! free of `/` (an obstacle called `puma/link2` would read as a link):
+//! [`SceneBuilder::build`] rejects them, naming the field.
+//!
 //! **Files.** [`Scene::from_file`] reads the RON scene files of docs/cli.md (see
 //! [`crate::scene_file`]). Every error names the file and the field.
+//!
+//! **Shared meshes.** Mesh files are loaded and their geometry built once
+//! per file and scale (a [`MeshCache`] in the builder): a thousand
+//! obstacles on one mesh file, or links of several robots on the same
+//! files, share one mesh and one set of hierarchies by [`Arc`]
+//! ([`Obstacle::shared_geometry`]). A negative obstacle scale mirrors the
+//! mesh and reverses its triangles' winding, as a mirroring URDF mesh
+//! scale does for links (see [`armature_bvh_geometry::body`]).
+//!
+//! **Warnings.** Input that loads but is probably a mistake is kept in
+//! [`Scene::warnings`] rather than taken silently: today the degenerate
+//! triangles (zero area, repeated corners) a mesh file held and loading
+//! left out, per obstacle and per link.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -58,10 +76,9 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use armature_bvh_geometry::io::{LoadOptions, load_mesh};
 use armature_bvh_geometry::{
-    ArticulatedBody, DisabledPairs, DynamicHierarchyOptions, DynamicLinkHierarchy, Obstacle,
-    Tessellation,
+    ArticulatedBody, DisabledPairs, DynamicHierarchyOptions, DynamicLinkHierarchy, GeometryError,
+    MeshCache, Obstacle, Tessellation,
 };
 use armature_conservative_advance::Other;
 use armature_kinematics::{JointType, UrdfOptions};
@@ -102,6 +119,63 @@ pub struct JointInfo {
     pub limits: Option<(f64, f64)>,
 }
 
+/// What a [`LoadWarning`] is about.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum WarningSubject {
+    /// An obstacle, by name.
+    Obstacle(String),
+    /// A link, by its scene name (`body/link`).
+    Link(String),
+}
+
+impl std::fmt::Display for WarningSubject {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Obstacle(name) => write!(f, "obstacle `{name}`"),
+            Self::Link(name) => write!(f, "link `{name}`"),
+        }
+    }
+}
+
+/// What kind of probable mistake a [`LoadWarning`] reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LoadWarningKind {
+    /// Degenerate triangles (zero area, two corners at one position or
+    /// one index twice) in the subject's mesh files, left out of its mesh;
+    /// the count is the number of triangles.
+    DroppedDegenerateTriangles,
+}
+
+/// Input a scene loaded but that is probably a mistake (see
+/// [`Scene::warnings`]). Its [`Display`](std::fmt::Display) form is one
+/// line, e.g. ``obstacle `pipes`: 12 degenerate triangles dropped``.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoadWarning {
+    /// The obstacle or link concerned.
+    pub what: WarningSubject,
+    /// What is wrong.
+    pub kind: LoadWarningKind,
+    /// How many (triangles for
+    /// [`LoadWarningKind::DroppedDegenerateTriangles`]); never 0.
+    pub count: usize,
+}
+
+impl std::fmt::Display for LoadWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.kind {
+            LoadWarningKind::DroppedDegenerateTriangles => write!(
+                f,
+                "{}: {} degenerate triangle{} dropped",
+                self.what,
+                self.count,
+                if self.count == 1 { "" } else { "s" }
+            ),
+        }
+    }
+}
+
 /// The name of a joint type, as [`JointInfo::kind`] prints it.
 fn joint_kind(kind: &JointType) -> &'static str {
     match kind {
@@ -135,6 +209,7 @@ pub struct Scene {
     skip_adjacent: bool,
     distance_threshold: f64,
     source: Option<PathBuf>,
+    warnings: Vec<LoadWarning>,
 }
 
 impl Scene {
@@ -207,6 +282,15 @@ impl Scene {
     #[must_use]
     pub const fn distance_threshold(&self) -> f64 {
         self.distance_threshold
+    }
+
+    /// Input that loaded but is probably a mistake: per link (in tree
+    /// order), then per obstacle (in order), the degenerate triangles
+    /// their mesh files held and loading left out. Empty for a clean
+    /// scene; bodies and obstacles built from code report nothing.
+    #[must_use]
+    pub fn warnings(&self) -> &[LoadWarning] {
+        &self.warnings
     }
 
     /// The scene file this scene was read from, if any.
@@ -392,6 +476,10 @@ pub struct SceneBuilder {
     skip_adjacent: bool,
     distance_threshold: f64,
     source: Option<PathBuf>,
+    /// Mesh files and geometry loaded so far, shared by what uses them.
+    cache: MeshCache,
+    /// Per obstacle: degenerate triangles its mesh file lost.
+    obstacle_dropped: Vec<usize>,
 }
 
 impl Default for SceneBuilder {
@@ -404,6 +492,8 @@ impl Default for SceneBuilder {
             skip_adjacent: true,
             distance_threshold: DEFAULT_DISTANCE_THRESHOLD,
             source: None,
+            cache: MeshCache::new(),
+            obstacle_dropped: Vec::new(),
         }
     }
 }
@@ -429,22 +519,28 @@ impl SceneBuilder {
 
     /// Adds a body read from a URDF file and its meshes (relative mesh
     /// paths from the URDF's folder, `package://` by `options`), named
-    /// `name`, at `base`.
+    /// `name`, at `base`. Mesh files the scene already loaded (for another
+    /// body or an obstacle) are not read again, and links on the same
+    /// mesh files share their geometry.
     ///
     /// # Errors
     /// [`Error::SceneField`] (`bodies[i].urdf`) wrapping the loader's
     /// error, which names the file, link and mesh.
     pub fn urdf_body(
-        self,
+        mut self,
         name: &str,
         path: impl AsRef<Path>,
         options: &UrdfOptions,
         base: DAffine3,
     ) -> Result<Self, Error> {
         let field = format!("bodies[{}].urdf", self.bodies.len());
-        let body =
-            ArticulatedBody::from_urdf_file(path.as_ref(), options, &Tessellation::default())
-                .map_err(|e| field_error(self.source.as_deref(), &field, e))?;
+        let body = ArticulatedBody::from_urdf_file_cached(
+            path.as_ref(),
+            options,
+            &Tessellation::default(),
+            &mut self.cache,
+        )
+        .map_err(|e| field_error(self.source.as_deref(), &field, e))?;
         Ok(self.body(body.with_name(name), base))
     }
 
@@ -452,17 +548,23 @@ impl SceneBuilder {
     #[must_use]
     pub fn obstacle(mut self, obstacle: Obstacle) -> Self {
         self.obstacles.push(obstacle);
+        self.obstacle_dropped.push(0);
         self
     }
 
     /// Adds a static obstacle from a mesh file (STL or OBJ), scaled by
-    /// `scale` about its origin, at `pose`.
+    /// `scale` about its origin, at `pose`. A negative scale mirrors the
+    /// mesh (its triangles' winding is reversed, so a closed mesh stays
+    /// outward-oriented). The file is loaded and its geometry built once
+    /// per file and scale: obstacles on the same file and scale share one
+    /// geometry ([`Obstacle::shared_geometry`]).
     ///
     /// # Errors
     /// [`Error::SceneField`] (`obstacles[i].mesh` or `.scale`) naming the
-    /// file and the loader's reason.
+    /// file and the loader's reason; `.scale` for a zero or non-finite
+    /// scale.
     pub fn mesh_obstacle(
-        self,
+        mut self,
         name: &str,
         path: impl AsRef<Path>,
         scale: f64,
@@ -473,19 +575,23 @@ impl SceneBuilder {
         let err = |sub: &str, e: &dyn std::fmt::Display| {
             field_error(file.as_deref(), &format!("{field}.{sub}"), e)
         };
-        if !(scale.is_finite() && scale > 0.0) {
-            return Err(err("scale", &format!("{scale} is not finite and positive")));
+        if !(scale.is_finite() && scale != 0.0) {
+            return Err(err("scale", &format!("{scale} is not finite and non-zero")));
         }
-        let path = path.as_ref();
-        let mesh = load_mesh(path, &LoadOptions::default()).map_err(|e| err("mesh", &e))?;
-        let mesh = if scale == 1.0 {
-            mesh
-        } else {
-            mesh.transformed(&DAffine3::from_scale(DVec3::splat(scale)))
-                .map_err(|e| err("scale", &e))?
-        };
-        let o = Obstacle::fixed(name, Arc::new(mesh), pose).map_err(|e| err("mesh", &e))?;
-        Ok(self.obstacle(o))
+        let shared = self
+            .cache
+            .geometry(name, path.as_ref(), DVec3::splat(scale))
+            .map_err(|e| match e {
+                // Scaling overflowed a coordinate.
+                GeometryError::NonFiniteVertex { .. } => err("scale", &e),
+                e => err("mesh", &e),
+            })?;
+        let o = Obstacle::fixed_shared(name, shared.geometry, pose);
+        let mut b = self.obstacle(o);
+        if let Some(d) = b.obstacle_dropped.last_mut() {
+            *d = shared.dropped_triangles;
+        }
+        Ok(b)
     }
 
     /// Never tests the pair `a`–`b`: each a link (`body/link`) or an
@@ -557,6 +663,7 @@ impl SceneBuilder {
             ));
         }
         for (i, b) in self.bodies.iter().enumerate() {
+            check_name("body", b.body.name()).map_err(|m| field_error(file, &b.field, m))?;
             if let Some(j) = self.bodies[..i]
                 .iter()
                 .position(|p| p.body.name() == b.body.name())
@@ -569,8 +676,11 @@ impl SceneBuilder {
             }
             check_rigid(&b.base).map_err(|m| field_error(file, &format!("{}.base", b.field), m))?;
         }
+        let mut seen = std::collections::HashSet::with_capacity(self.obstacles.len());
         for (i, o) in self.obstacles.iter().enumerate() {
-            if self.obstacles[..i].iter().any(|p| p.name() == o.name()) {
+            check_name("obstacle", o.name())
+                .map_err(|m| field_error(file, &format!("obstacles[{i}].name"), m))?;
+            if !seen.insert(o.name()) {
                 return Err(field_error(
                     file,
                     &format!("obstacles[{i}].name"),
@@ -615,6 +725,25 @@ impl SceneBuilder {
             )
             .map_err(|e| field_error(file, "bodies", e))?
             .with_disabled(disabled.clone());
+        let link_warnings = body
+            .dropped_triangles()
+            .iter()
+            .zip(body.tree().links())
+            .map(|(&count, l)| (WarningSubject::Link(l.name().to_owned()), count));
+        let obstacle_warnings = self
+            .obstacle_dropped
+            .iter()
+            .zip(self.obstacles.iter())
+            .map(|(&count, o)| (WarningSubject::Obstacle(o.name().to_owned()), count));
+        let warnings = link_warnings
+            .chain(obstacle_warnings)
+            .filter(|&(_, count)| count > 0)
+            .map(|(what, count)| LoadWarning {
+                what,
+                kind: LoadWarningKind::DroppedDegenerateTriangles,
+                count,
+            })
+            .collect();
         Ok(Scene {
             body: Arc::new(body),
             bodies,
@@ -625,8 +754,23 @@ impl SceneBuilder {
             skip_adjacent: self.skip_adjacent,
             distance_threshold: t,
             source: self.source,
+            warnings,
         })
     }
+}
+
+/// Why `name` (of a body or an obstacle) cannot name pair members: empty,
+/// or with the `/` that separates a body from its link.
+fn check_name(what: &str, name: &str) -> Result<(), String> {
+    if name.is_empty() {
+        return Err(format!("{what} name is empty"));
+    }
+    if name.contains('/') {
+        return Err(format!(
+            "{what} name `{name}` contains `/`, which separates a body from its link in pair names"
+        ));
+    }
+    Ok(())
 }
 
 /// Whether `m` is a finite rigid pose (rotation + translation).
@@ -709,16 +853,73 @@ mod tests {
     }
 
     #[test]
-    fn a_disabled_pair_name_of_a_link_and_an_obstacle_is_rejected() {
+    fn an_obstacle_named_like_a_link_is_rejected() {
+        // `bot/a` would be both a link and an obstacle in pair names, used
+        // in a disabled pair or not.
+        for disable in [false, true] {
+            let mut b = Scene::builder()
+                .body(arm("bot"), DAffine3::IDENTITY)
+                .obstacle(Obstacle::fixed("bot/a", cube(0.1), DAffine3::IDENTITY).unwrap());
+            if disable {
+                b = b.disable_pair("bot/base", "bot/a");
+            }
+            let e = b.build().unwrap_err();
+            assert!(
+                matches!(&e, Error::SceneField { field, message, .. }
+                    if field == "obstacles[0].name" && message.contains("`bot/a` contains `/`")),
+                "{e}"
+            );
+        }
+    }
+
+    #[test]
+    fn empty_names_and_slashes_are_rejected() {
         let e = Scene::builder()
-            .body(arm("bot"), DAffine3::IDENTITY)
-            .obstacle(Obstacle::fixed("bot/a", cube(0.1), DAffine3::IDENTITY).unwrap())
-            .disable_pair("bot/base", "bot/a")
+            .body(arm(""), DAffine3::IDENTITY)
             .build()
             .unwrap_err();
         assert!(
             matches!(&e, Error::SceneField { field, message, .. }
-                if field == "disabled_pairs[0]" && message.contains("`bot/a` is both")),
+                if field == "bodies[0]" && message.contains("body name is empty")),
+            "{e}"
+        );
+        let e = Scene::builder()
+            .body(arm("left"), DAffine3::IDENTITY)
+            .body(arm("a/b"), DAffine3::IDENTITY)
+            .build()
+            .unwrap_err();
+        assert!(
+            matches!(&e, Error::SceneField { field, message, .. }
+                if field == "bodies[1]" && message.contains("`a/b` contains `/`")),
+            "{e}"
+        );
+        let e = Scene::builder()
+            .body(arm("bot"), DAffine3::IDENTITY)
+            .obstacle(Obstacle::fixed("wall", cube(0.1), DAffine3::IDENTITY).unwrap())
+            .obstacle(Obstacle::fixed("", cube(0.1), DAffine3::IDENTITY).unwrap())
+            .build()
+            .unwrap_err();
+        assert!(
+            matches!(&e, Error::SceneField { field, message, .. }
+                if field == "obstacles[1].name" && message.contains("obstacle name is empty")),
+            "{e}"
+        );
+        // A name shared by a body and an obstacle is not ambiguous: links
+        // are always `body/link`.
+        let ok = Scene::builder()
+            .body(arm("bot"), DAffine3::IDENTITY)
+            .obstacle(Obstacle::fixed("bot", cube(0.1), DAffine3::IDENTITY).unwrap())
+            .build();
+        assert!(ok.is_ok(), "{ok:?}");
+        // Duplicate obstacle names stay an error.
+        let e = Scene::builder()
+            .body(arm("bot"), DAffine3::IDENTITY)
+            .obstacle(Obstacle::fixed("wall", cube(0.1), DAffine3::IDENTITY).unwrap())
+            .obstacle(Obstacle::fixed("wall", cube(0.1), DAffine3::IDENTITY).unwrap())
+            .build()
+            .unwrap_err();
+        assert!(
+            matches!(&e, Error::SceneField { field, .. } if field == "obstacles[1].name"),
             "{e}"
         );
     }

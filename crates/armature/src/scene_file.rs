@@ -34,7 +34,7 @@
 //! | `obstacles` | list of `Obstacle` | empty |
 //! | `Obstacle.name` | string | required, unique |
 //! | `Obstacle.mesh` | path (`.stl`, `.obj` or `.dae`) | required |
-//! | `Obstacle.scale` | number > 0 | 1.0 |
+//! | `Obstacle.scale` | number ≠ 0 (negative mirrors) | 1.0 |
 //! | `Obstacle.pose` | `Pose` | identity |
 //! | `Pose.translation` | `(x, y, z)` | required |
 //! | `Pose.rotation` | `(x, y, z, w)`, unit | required |

@@ -125,10 +125,12 @@ fn unknown_name_in_disabled_pairs() {
 
 #[test]
 fn ambiguous_name_in_disabled_pairs() {
+    // An obstacle named like a link is rejected by its name, before any
+    // pair uses it.
     field_error(
         "ambiguous_disabled_pair",
-        "disabled_pairs[1]",
-        "`arm/fore` is both a link and an obstacle",
+        "obstacles[1].name",
+        "`arm/fore` contains `/`",
     );
 }
 

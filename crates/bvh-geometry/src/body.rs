@@ -2,16 +2,16 @@
 //!
 //! **What.** An [`ArticulatedBody`] is a kinematic tree plus, per link, an
 //! optional [`LinkGeometry`] in the link frame: the mesh, its OBB, LSS,
-//! bounding sphere, convex hull points (with the radius that makes their
-//! SSCH hold every vertex), mass properties when the mesh is closed, and
-//! OBB and RSS hierarchies ([`Bvh`]), and whether the mesh is closed
-//! ([`LinkGeometry::is_closed`]). Bodies are built from code (a tree
-//! and one optional mesh per link) or, with the `urdf` feature, from a URDF
-//! file and its mesh files: each link's collision elements (visual ones
-//! when it has none) are loaded or tessellated, placed by their origins and
-//! merged into one mesh. An [`Obstacle`] is a named mesh that is static or
-//! moves rigidly between two poses (in-between interpolation,
-//! [`LocalMotion::between_poses`]).
+//! bounding sphere, mass properties when the mesh is closed, OBB and RSS
+//! hierarchies ([`Bvh`]), whether the mesh is closed
+//! ([`LinkGeometry::is_closed`]), and, built on first use only, its convex
+//! hull points with the radius that makes their SSCH hold every vertex.
+//! Bodies are built from code (a tree and one optional mesh per link) or,
+//! with the `urdf` feature, from a URDF file and its mesh files: each
+//! link's collision elements (visual ones when it has none) are loaded or
+//! tessellated, placed by their origins and merged into one mesh. An
+//! [`Obstacle`] is a named mesh that is static or moves rigidly between two
+//! poses (in-between interpolation, [`LocalMotion::between_poses`]).
 //!
 //! **Primitive tessellation** ([`Tessellation`]). URDF boxes are exact.
 //! Cylinders use a regular `n`-gon *circumscribed* about the circle (its
@@ -23,21 +23,43 @@
 //! normal (again enlarged by `1e-9`), so the polyhedron **contains** the
 //! true primitive.
 //!
+//! **Mirrored scales.** A mesh scale with a negative determinant (a URDF
+//! `<mesh scale="-1 1 1">`, a negative obstacle scale) mirrors the mesh,
+//! and [`TriMesh::transformed`] reverses every triangle's winding with it:
+//! a closed, outward-oriented mesh stays closed and outward-oriented, so
+//! its mass properties and the inside/outside of
+//! [`crate::query::containment`] are those of the mirrored solid. Links
+//! and obstacles are treated alike.
+//!
+//! **Cost.** Building a geometry takes `O(n log n)` time for `n` triangles
+//! (the two hierarchies; everything else is linear or expected linear) and
+//! never builds the convex hull: only the M3 monitor needs it
+//! ([`LinkGeometry::hull_ssch`], [`Obstacle::monitor_obstacle`],
+//! [`ArticulatedBody::link_sschs`]), and it is built on first use and then
+//! shared by every clone. Meshes of at least [`LARGE_MESH_TRIANGLES`]
+//! triangles take [`LARGE_MESH_LEAF_TRIANGLES`] triangles per RSS leaf
+//! instead of [`RSS_LEAF_TRIANGLES`] and fill their leaves
+//! ([`SplitRule::PackedMedian`]), which keeps a geometry under about 200
+//! bytes per triangle ([`LinkGeometry::heap_bytes`] measures it). A
+//! [`MeshCache`] (feature `io`) loads each mesh file once per scale and
+//! builds each geometry once, so obstacles and links that use one file
+//! share it by [`Arc`].
+//!
 //! **Why.** The CCD layers need several volumes of the same link (boxes for
-//! the dynamic hierarchy, LSSs for swept-volume culling, hulls for M4's
-//! temporal culling and M3's SSCHs, hierarchies for the exact stages);
-//! computing them once per body and sharing them by [`Arc`] keeps scenes
-//! cheap to clone and `Send + Sync`.
+//! the dynamic hierarchy, LSSs for swept-volume culling, hulls for M3's
+//! SSCHs, hierarchies for the exact stages); computing them once per mesh
+//! and sharing them by [`Arc`] keeps scenes cheap to clone and
+//! `Send + Sync`.
 //!
 //! **Guarantee.** Every volume of a link contains every vertex of its mesh
 //! (the [`crate::bv`] fits are exact in floating point; the hull SSCH radius
 //! is a GJK upper estimate with rounding slack). Errors name the link and,
 //! for files, the file.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::bv::{Aabb, Lss, Obb, Rss, Sphere};
-use crate::bvh::Bvh;
+use crate::bvh::{Bvh, BvhOptions, SplitRule};
 use crate::dynamic::{
     DynamicHierarchyOptions, DynamicLinkHierarchy, EnvironmentHierarchy, LinkGroups,
 };
@@ -53,52 +75,74 @@ use armature_kinematics::{KinematicTree, LinkObb, LocalMotion, Ssch};
 use glam::{DAffine3, DVec3};
 
 /// Triangles per leaf of a link's or obstacle's RSS tree (the distance
-/// queries of conservative advancement): one triangle per leaf prunes
-/// triangle pairs with a cheap volume test each, which made the benchmark
-/// suite's queries about twice as fast as four per leaf, for about 2.6
-/// times the tree's memory. The OBB trees (overlap tests) keep the default.
+/// queries of conservative advancement) below [`LARGE_MESH_TRIANGLES`]:
+/// one triangle per leaf prunes triangle pairs with a cheap volume test
+/// each, which made the benchmark suite's queries about twice as fast as
+/// four per leaf, for about 2.6 times the tree's memory. The OBB trees
+/// (overlap tests) keep the default.
 pub const RSS_LEAF_TRIANGLES: usize = 1;
+
+/// Meshes with at least this many triangles are *large*: both hierarchies
+/// take [`LARGE_MESH_LEAF_TRIANGLES`] per leaf and fill their leaves
+/// ([`SplitRule::PackedMedian`]), about 70 bytes per triangle each instead
+/// of about 260 for the one-triangle RSS leaves. Scanned environments of
+/// millions of triangles then fit in memory; link meshes (a few thousand
+/// triangles) keep the faster small leaves.
+pub const LARGE_MESH_TRIANGLES: usize = 100_000;
+
+/// Triangles per leaf of both hierarchies of a large mesh
+/// ([`LARGE_MESH_TRIANGLES`]).
+pub const LARGE_MESH_LEAF_TRIANGLES: usize = 4;
 
 /// Relative enlargement of tessellated primitives for rounding.
 const TESS_SLACK: f64 = 1e-9;
 
+/// The convex hull's vertices and the radius that makes their SSCH hold
+/// every mesh vertex.
+#[derive(Clone, Debug)]
+struct HullCover {
+    points: Vec<DVec3>,
+    radius: f64,
+}
+
 /// The volumes of one link (or obstacle) mesh, in its own frame.
+///
+/// Cloning is cheap: the mesh, the hierarchies and the lazily built hull
+/// are shared.
 #[derive(Clone, Debug)]
 pub struct LinkGeometry {
     /// The mesh.
     pub mesh: Arc<TriMesh>,
-    /// Oriented bounding box (principal axes).
+    /// Oriented bounding box (principal axes; the OBB tree's root).
     pub obb: Obb,
     /// Line swept sphere along the principal axis.
     pub lss: Lss,
     /// Minimal bounding sphere.
     pub sphere: Sphere,
-    /// The convex hull's vertices.
-    pub hull_points: Vec<DVec3>,
-    /// Radius such that the SSCH (`hull_points`, `hull_radius`) holds every
-    /// vertex (the hull is built with a tolerance, see [`ConvexHull`]).
-    pub hull_radius: f64,
     /// Mass properties at unit density, when the mesh is closed and
     /// consistently oriented.
     pub mass: Option<MassProperties>,
     /// OBB hierarchy over the mesh.
     pub obb_tree: Arc<Bvh<Obb>>,
-    /// RSS hierarchy over the mesh, [`RSS_LEAF_TRIANGLES`] per leaf.
+    /// RSS hierarchy over the mesh, [`RSS_LEAF_TRIANGLES`] per leaf
+    /// ([`LARGE_MESH_LEAF_TRIANGLES`] for large meshes).
     pub rss_tree: Arc<Bvh<Rss>>,
     /// Closedness and connected components of the mesh: a closed mesh
     /// bounds a solid, and geometry inside it collides with it (see
     /// [`crate::query::containment`]).
     pub topology: MeshTopology,
+    /// The hull, built on first use and shared by clones.
+    hull: Arc<OnceLock<Result<HullCover, GeometryError>>>,
 }
 
 impl LinkGeometry {
     /// Fits every volume to `mesh`; `name` names the link or obstacle in
-    /// errors.
+    /// errors. The convex hull is not built here (see
+    /// [`LinkGeometry::hull_points`]).
     ///
     /// # Errors
     /// [`GeometryError::Fit`] naming `name` when a volume cannot be fitted;
-    /// [`GeometryError::LinkGeometry`] naming it for hull and hierarchy
-    /// errors.
+    /// [`GeometryError::LinkGeometry`] naming it for hierarchy errors.
     pub fn from_mesh(name: &str, mesh: Arc<TriMesh>) -> Result<Self, GeometryError> {
         let fit = |source| GeometryError::Fit {
             name: name.to_owned(),
@@ -109,43 +153,43 @@ impl LinkGeometry {
             source: Box::new(e),
         };
         let vertices = mesh.vertices();
-        let triangles: Vec<[DVec3; 3]> = mesh.triangles().collect();
-        let obb = Obb::from_triangles(&triangles).map_err(fit)?;
         let lss = Lss::from_points(vertices).map_err(fit)?;
         let sphere = Sphere::from_points(vertices).map_err(fit)?;
-        let hull = ConvexHull::new(vertices).map_err(named)?;
-        let hull_points: Vec<DVec3> = hull
-            .vertices()
-            .iter()
-            .map(|&i| vertices[i as usize])
-            .collect();
-        let hull_radius = hull_cover_radius(&hull_points, vertices).map_err(|source| {
-            GeometryError::Distance {
-                pair: format!("`{name}` hull and vertex"),
-                source,
-            }
-        })?;
-        let mass = mesh.mass_properties().ok();
-        let obb_tree = Arc::new(Bvh::<Obb>::new(&mesh).map_err(named)?);
-        let rss_tree = Arc::new(
-            Bvh::<Rss>::build(
-                &mesh,
-                &crate::bvh::BvhOptions::default().with_max_leaf_triangles(RSS_LEAF_TRIANGLES),
+        let large = mesh.num_triangles() >= LARGE_MESH_TRIANGLES;
+        let (obb_options, rss_options) = if large {
+            let o = BvhOptions::default()
+                .with_max_leaf_triangles(LARGE_MESH_LEAF_TRIANGLES)
+                .with_split(SplitRule::PackedMedian);
+            (o, o)
+        } else {
+            (
+                BvhOptions::default(),
+                BvhOptions::default().with_max_leaf_triangles(RSS_LEAF_TRIANGLES),
             )
-            .map_err(named)?,
-        );
+        };
+        // The root of the OBB tree is `Obb::from_triangles` of the whole
+        // mesh, the link's OBB: fitted once.
+        let obb_tree = Arc::new(Bvh::<Obb>::build(&mesh, &obb_options).map_err(named)?);
+        let obb = obb_tree.root().bv;
+        let rss_tree = Arc::new(Bvh::<Rss>::build(&mesh, &rss_options).map_err(named)?);
         let topology = MeshTopology::new(&mesh);
+        // The topology already checked closedness and orientation, the
+        // test `mass_properties` would repeat.
+        let mass = if topology.is_closed() {
+            mesh.mass_properties_unchecked().ok()
+        } else {
+            None
+        };
         Ok(Self {
             mesh,
             obb,
             lss,
             sphere,
-            hull_points,
-            hull_radius,
             mass,
             obb_tree,
             rss_tree,
             topology,
+            hull: Arc::new(OnceLock::new()),
         })
     }
 
@@ -157,6 +201,67 @@ impl LinkGeometry {
     #[must_use]
     pub fn is_closed(&self) -> bool {
         self.topology.is_closed()
+    }
+
+    /// The hull, built now unless it was before (by this geometry or a
+    /// clone); a failure is kept too, so it is not retried.
+    fn hull_cover(&self) -> Result<&HullCover, GeometryError> {
+        self.hull
+            .get_or_init(|| hull_cover(self.mesh.vertices()))
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// The convex hull's vertices, built on first use (quickhull, then one
+    /// GJK distance per mesh vertex for [`LinkGeometry::hull_radius`]:
+    /// super-linear in the worst case, which is why loading never builds
+    /// it).
+    ///
+    /// # Errors
+    /// The hull's errors ([`ConvexHull::new`]) and
+    /// [`GeometryError::Distance`] when a vertex's distance to it fails;
+    /// callers name the link or obstacle.
+    pub fn hull_points(&self) -> Result<&[DVec3], GeometryError> {
+        self.hull_cover().map(|h| h.points.as_slice())
+    }
+
+    /// The radius such that the SSCH ([`LinkGeometry::hull_points`], this
+    /// radius) holds every vertex (the hull is built with a tolerance, see
+    /// [`ConvexHull`]); built on first use.
+    ///
+    /// # Errors
+    /// As [`LinkGeometry::hull_points`].
+    pub fn hull_radius(&self) -> Result<f64, GeometryError> {
+        self.hull_cover().map(|h| h.radius)
+    }
+
+    /// Whether the convex hull has been built (by this geometry or a
+    /// clone sharing it): loading and inspecting a scene never build it.
+    #[must_use]
+    pub fn hull_is_built(&self) -> bool {
+        self.hull.get().is_some()
+    }
+
+    /// Bytes of memory the geometry holds: the struct itself plus every
+    /// heap allocation it owns or shares, by capacity (mesh, hierarchies,
+    /// topology, and the hull once built). A geometry shared by several
+    /// obstacles counts once per distinct [`Arc`].
+    #[must_use]
+    pub fn heap_bytes(&self) -> usize {
+        let hull = match self.hull.get() {
+            Some(Ok(h)) => h.points.capacity() * core::mem::size_of::<DVec3>(),
+            _ => 0,
+        };
+        core::mem::size_of::<Self>()
+            + core::mem::size_of::<TriMesh>()
+            + self.mesh.heap_bytes()
+            + core::mem::size_of::<Bvh<Obb>>()
+            + self.obb_tree.heap_bytes()
+            + core::mem::size_of::<Bvh<Rss>>()
+            + self.rss_tree.heap_bytes()
+            + self.topology.heap_bytes()
+            + core::mem::size_of::<OnceLock<Result<HullCover, GeometryError>>>()
+            + hull
     }
 
     /// The OBB as the kinematics crate's link box (for the dynamic
@@ -173,23 +278,25 @@ impl LinkGeometry {
         })
     }
 
-    /// The hull as an SSCH (the M3 body volume).
+    /// The hull as an SSCH (the M3 body volume), building the hull on
+    /// first use.
     ///
     /// # Errors
-    /// [`GeometryError::Kinematics`] (cannot happen for a fitted geometry).
+    /// As [`LinkGeometry::hull_points`]; [`GeometryError::Kinematics`]
+    /// (cannot happen for a fitted geometry).
     pub fn hull_ssch(&self) -> Result<Ssch, GeometryError> {
-        Ssch::new(self.hull_points.clone(), self.hull_radius).map_err(|source| {
-            GeometryError::Kinematics {
-                context: "hull SSCH".to_owned(),
-                source,
-            }
+        let hull = self.hull_cover()?;
+        Ssch::new(hull.points.clone(), hull.radius).map_err(|source| GeometryError::Kinematics {
+            context: "hull SSCH".to_owned(),
+            source,
         })
     }
 
     /// The LSS as an SSCH (two points and a radius; cheaper, looser).
     ///
     /// # Errors
-    /// As [`LinkGeometry::hull_ssch`].
+    /// [`GeometryError::Kinematics`] (cannot happen for a fitted
+    /// geometry).
     pub fn lss_ssch(&self) -> Result<Ssch, GeometryError> {
         Ssch::new(vec![self.lss.a, self.lss.b], self.lss.radius).map_err(|source| {
             GeometryError::Kinematics {
@@ -200,19 +307,43 @@ impl LinkGeometry {
     }
 }
 
-/// The largest distance from a vertex to the hull of `hull_points` (GJK
-/// upper estimate), rounded up with slack.
+/// The hull of `vertices` and the radius that makes its SSCH hold them.
+fn hull_cover(vertices: &[DVec3]) -> Result<HullCover, GeometryError> {
+    let hull = ConvexHull::new(vertices)?;
+    let points: Vec<DVec3> = hull
+        .vertices()
+        .iter()
+        .map(|&i| vertices[i as usize])
+        .collect();
+    // Hull vertices are at distance zero (a duplicate of one is measured,
+    // at about zero).
+    let mut on_hull = vec![false; vertices.len()];
+    for &i in hull.vertices() {
+        on_hull[i as usize] = true;
+    }
+    let radius = hull_cover_radius(&points, vertices, &on_hull).map_err(|source| {
+        GeometryError::Distance {
+            pair: "hull and vertex".to_owned(),
+            source,
+        }
+    })?;
+    Ok(HullCover { points, radius })
+}
+
+/// The largest distance from a vertex not marked `on_hull` to the hull of
+/// `hull_points` (GJK upper estimate), rounded up with slack.
 fn hull_cover_radius(
     hull_points: &[DVec3],
     vertices: &[DVec3],
+    on_hull: &[bool],
 ) -> Result<f64, crate::gjk::GjkError> {
     let hull = ConvexPoints::new(hull_points)?;
     let options = GjkOptions::default();
     let mut r = 0.0f64;
     let mut scale = 0.0f64;
-    for v in vertices {
+    for (v, &skip) in vertices.iter().zip(on_hull) {
         scale = scale.max(v.abs().max_element());
-        if hull_points.contains(v) {
+        if skip {
             continue;
         }
         r = r.max(gjk_distance(&Ball::new(*v, 0.0)?, &hull, &options)?.distance);
@@ -380,6 +511,8 @@ pub struct ArticulatedBody {
     name: String,
     tree: KinematicTree,
     links: Vec<Option<LinkGeometry>>,
+    /// Per link: degenerate triangles its mesh files lost when loaded.
+    dropped: Vec<usize>,
 }
 
 impl ArticulatedBody {
@@ -407,6 +540,7 @@ impl ArticulatedBody {
             .collect::<Result<_, _>>()?;
         Ok(Self {
             name: name.into(),
+            dropped: vec![0; tree.len()],
             tree,
             links,
         })
@@ -428,10 +562,10 @@ impl ArticulatedBody {
     ) -> Result<Self, GeometryError> {
         let total = parts.iter().map(|(b, _)| b.tree.len()).sum();
         let mut specs = Vec::with_capacity(total);
-        let mut geometry: Vec<(String, Option<LinkGeometry>)> = Vec::with_capacity(total);
+        let mut geometry: Vec<(String, Option<LinkGeometry>, usize)> = Vec::with_capacity(total);
         for (body, base) in parts {
             let links = body.tree.links();
-            for (link, g) in links.iter().zip(&body.links) {
+            for ((link, g), &dropped) in links.iter().zip(&body.links).zip(&body.dropped) {
                 let named = format!("{}/{}", body.name, link.name());
                 let parent = link
                     .parent()
@@ -448,7 +582,7 @@ impl ArticulatedBody {
                         .with_joint(joint)
                         .with_origin(origin),
                 );
-                geometry.push((named, g.clone()));
+                geometry.push((named, g.clone(), dropped));
             }
         }
         let tree = KinematicTree::new(specs).map_err(|source| GeometryError::Kinematics {
@@ -458,7 +592,8 @@ impl ArticulatedBody {
         // The tree keeps the input order (each body's links already follow
         // their parents); look the names up anyway rather than rely on it.
         let mut links = vec![None; tree.len()];
-        for (named, g) in geometry {
+        let mut dropped = vec![0; tree.len()];
+        for (named, g, d) in geometry {
             let i = tree
                 .link_index(&named)
                 .map_err(|source| GeometryError::Kinematics {
@@ -466,11 +601,13 @@ impl ArticulatedBody {
                     source,
                 })?;
             links[i] = g;
+            dropped[i] = d;
         }
         Ok(Self {
             name: name.into(),
             tree,
             links,
+            dropped,
         })
     }
 
@@ -500,6 +637,15 @@ impl ArticulatedBody {
         &self.links
     }
 
+    /// Per link, in tree order: how many degenerate triangles (zero area,
+    /// repeated corners) its mesh files held that loading left out (0 for
+    /// links built from code). A non-zero count usually means a broken
+    /// export worth a warning.
+    #[must_use]
+    pub fn dropped_triangles(&self) -> &[usize] {
+        &self.dropped
+    }
+
     /// The geometry of link `i`.
     ///
     /// # Errors
@@ -526,14 +672,26 @@ impl ArticulatedBody {
             .collect()
     }
 
-    /// One hull SSCH per link, for the M3 monitor.
+    /// One hull SSCH per link, for the M3 monitor (building the links'
+    /// hulls on first use).
     ///
     /// # Errors
-    /// As [`LinkGeometry::hull_ssch`].
+    /// [`GeometryError::LinkGeometry`] naming the link, wrapping the error
+    /// of [`LinkGeometry::hull_ssch`].
     pub fn link_sschs(&self) -> Result<Vec<Option<Ssch>>, GeometryError> {
         self.links
             .iter()
-            .map(|g| g.as_ref().map(LinkGeometry::hull_ssch).transpose())
+            .zip(self.tree.links())
+            .map(|(g, link)| {
+                g.as_ref()
+                    .map(|g| {
+                        g.hull_ssch().map_err(|e| GeometryError::LinkGeometry {
+                            link: link.name().to_owned(),
+                            source: Box::new(e),
+                        })
+                    })
+                    .transpose()
+            })
             .collect()
     }
 
@@ -570,6 +728,24 @@ impl ArticulatedBody {
         options: &armature_kinematics::UrdfOptions,
         tessellation: &Tessellation,
     ) -> Result<Self, GeometryError> {
+        Self::from_urdf_file_cached(path, options, tessellation, &mut MeshCache::new())
+    }
+
+    /// As [`ArticulatedBody::from_urdf_file`], loading mesh files and
+    /// building link geometry through `cache`: a mesh file used again
+    /// (by this body, another one or an obstacle of the same cache) with
+    /// the same scale is read once, and a link made of the same mesh
+    /// elements at the same origins shares the geometry already built.
+    ///
+    /// # Errors
+    /// As [`ArticulatedBody::from_urdf_file`].
+    #[cfg(feature = "urdf")]
+    pub fn from_urdf_file_cached(
+        path: impl AsRef<std::path::Path>,
+        options: &armature_kinematics::UrdfOptions,
+        tessellation: &Tessellation,
+        cache: &mut MeshCache,
+    ) -> Result<Self, GeometryError> {
         let path = path.as_ref();
         let model =
             armature_kinematics::UrdfModel::from_file_with(path, options).map_err(|source| {
@@ -578,7 +754,7 @@ impl ArticulatedBody {
                     source,
                 }
             })?;
-        Self::from_urdf_model(model, tessellation)
+        Self::from_urdf_model_cached(model, tessellation, cache)
     }
 
     /// A body from a parsed URDF model, loading its mesh files.
@@ -590,29 +766,62 @@ impl ArticulatedBody {
         model: armature_kinematics::UrdfModel,
         tessellation: &Tessellation,
     ) -> Result<Self, GeometryError> {
+        Self::from_urdf_model_cached(model, tessellation, &mut MeshCache::new())
+    }
+
+    /// As [`ArticulatedBody::from_urdf_model`], through `cache` (see
+    /// [`ArticulatedBody::from_urdf_file_cached`]).
+    ///
+    /// # Errors
+    /// As [`ArticulatedBody::from_urdf_file`].
+    #[cfg(feature = "urdf")]
+    pub fn from_urdf_model_cached(
+        model: armature_kinematics::UrdfModel,
+        tessellation: &Tessellation,
+        cache: &mut MeshCache,
+    ) -> Result<Self, GeometryError> {
         use armature_kinematics::GeometryShape;
         let name = model.name().to_owned();
         let (tree, geometry) = model.into_parts();
-        let mut meshes = Vec::with_capacity(tree.len());
+        let mut links = Vec::with_capacity(tree.len());
+        let mut dropped = Vec::with_capacity(tree.len());
         for (link, g) in tree.links().iter().zip(&geometry) {
             let named = |e: GeometryError| GeometryError::LinkGeometry {
                 link: link.name().to_owned(),
                 source: Box::new(e),
             };
-            let mut parts = Vec::with_capacity(g.elements.len());
+            // A link made of mesh files only is shared by its files,
+            // scales and origins.
+            let key: Option<Vec<PlacedMesh>> = g
+                .elements
+                .iter()
+                .map(|e| match &e.shape {
+                    GeometryShape::Mesh { path, scale } => {
+                        Some(PlacedMesh::new(path, *scale, &e.origin))
+                    }
+                    _ => None,
+                })
+                .collect();
+            if let Some(shared) = key.as_ref().and_then(|k| cache.geometries.get(k)) {
+                links.push(Some((*shared.geometry).clone()));
+                dropped.push(shared.dropped_triangles);
+                continue;
+            }
+            let mut parts: Vec<Arc<TriMesh>> = Vec::with_capacity(g.elements.len());
+            let mut lost = 0;
             for e in &g.elements {
                 let local = match &e.shape {
-                    GeometryShape::Mesh { path, scale } => {
-                        crate::io::load_mesh(path, &crate::io::LoadOptions::default())
-                            .and_then(|m| m.transformed(&DAffine3::from_scale(*scale)))
-                    }
-                    GeometryShape::Box { size } => tessellation.cuboid(*size),
+                    GeometryShape::Mesh { path, scale } => cache.load(path, *scale).map(|m| {
+                        lost += m.dropped_triangles;
+                        m.mesh
+                    }),
+                    GeometryShape::Box { size } => tessellation.cuboid(*size).map(Arc::new),
                     GeometryShape::Cylinder { radius, length } => {
-                        tessellation.cylinder(*radius, *length)
+                        tessellation.cylinder(*radius, *length).map(Arc::new)
                     }
-                    GeometryShape::Sphere { radius } => tessellation.sphere(*radius),
+                    GeometryShape::Sphere { radius } => tessellation.sphere(*radius).map(Arc::new),
                     GeometryShape::Capsule { radius, length } => {
-                        tessellation.capsule(*radius, *length)
+                        tessellation.capsule(*radius, *length).map(Arc::new)
                     }
                     _ => Err(GeometryError::InvalidParameter {
                         name: "geometry",
@@ -620,18 +829,228 @@ impl ArticulatedBody {
                         why: "unsupported URDF geometry element",
                     }),
                 }
-                .and_then(|m| m.transformed(&e.origin))
+                .and_then(|m| {
+                    // The identity places nothing: the loaded mesh is
+                    // shared as it is.
+                    if e.origin == DAffine3::IDENTITY {
+                        Ok(m)
+                    } else {
+                        m.transformed(&e.origin).map(Arc::new)
+                    }
+                })
                 .map_err(named)?;
                 parts.push(local);
             }
-            meshes.push(if parts.is_empty() {
-                None
-            } else {
-                Some(Arc::new(TriMesh::merge(parts.iter()).map_err(named)?))
-            });
+            dropped.push(lost);
+            let mesh = match parts.as_slice() {
+                [] => {
+                    links.push(None);
+                    continue;
+                }
+                [only] => Arc::clone(only),
+                _ => Arc::new(TriMesh::merge(parts.iter().map(AsRef::as_ref)).map_err(named)?),
+            };
+            let geometry = LinkGeometry::from_mesh(link.name(), mesh)?;
+            if let Some(k) = key {
+                cache.geometries.insert(
+                    k,
+                    SharedGeometry {
+                        geometry: Arc::new(geometry.clone()),
+                        dropped_triangles: lost,
+                    },
+                );
+            }
+            links.push(Some(geometry));
         }
-        Self::new(name, tree, meshes)
+        Ok(Self {
+            name,
+            tree,
+            links,
+            dropped,
+        })
     }
+}
+
+/// A mesh file at a scale: the key of [`MeshCache`]'s meshes.
+#[cfg(feature = "io")]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct MeshKey {
+    /// The canonical path (the path as given when it cannot be resolved;
+    /// loading then fails and names it).
+    path: std::path::PathBuf,
+    /// The scale's bits, `-0.0` as `0.0`.
+    scale: [u64; 3],
+}
+
+#[cfg(feature = "io")]
+impl MeshKey {
+    fn new(path: &std::path::Path, scale: DVec3) -> Self {
+        Self {
+            path: std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()),
+            scale: (scale + DVec3::ZERO).to_array().map(f64::to_bits),
+        }
+    }
+}
+
+/// A mesh file at a scale placed by an origin: one element of a link, or
+/// an obstacle's mesh (identity origin).
+#[cfg(feature = "io")]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct PlacedMesh {
+    mesh: MeshKey,
+    origin: [u64; 12],
+}
+
+#[cfg(feature = "io")]
+impl PlacedMesh {
+    fn new(path: &std::path::Path, scale: DVec3, origin: &DAffine3) -> Self {
+        Self {
+            mesh: MeshKey::new(path, scale),
+            origin: origin.to_cols_array().map(|x| (x + 0.0).to_bits()),
+        }
+    }
+}
+
+/// A mesh loaded through a [`MeshCache`].
+#[cfg(feature = "io")]
+#[derive(Clone, Debug)]
+pub struct LoadedMesh {
+    /// The mesh, scaled (a mirroring scale reverses the winding, see the
+    /// [module docs](self)).
+    pub mesh: Arc<TriMesh>,
+    /// Degenerate triangles (zero area, repeated corners) the file held
+    /// and loading left out.
+    pub dropped_triangles: usize,
+}
+
+/// A geometry built through a [`MeshCache`], shared by everything that
+/// uses the same mesh.
+#[cfg(feature = "io")]
+#[derive(Clone, Debug)]
+pub struct SharedGeometry {
+    /// The geometry.
+    pub geometry: Arc<LinkGeometry>,
+    /// Degenerate triangles its mesh files held and loading left out.
+    pub dropped_triangles: usize,
+}
+
+/// Mesh files loaded once per scale and geometry built once per mesh (see
+/// the [module docs](self)): a scene with a thousand obstacles on one
+/// mesh file holds one mesh and one set of hierarchies.
+///
+/// Files are told apart by canonical path and scales by their bits, so
+/// `a/../mesh.obj` and `mesh.obj` are one file, and `1.0` and `1.0 + ε`
+/// two scales. A file that changes while the cache lives is not read
+/// again.
+#[cfg(feature = "io")]
+#[derive(Clone, Debug, Default)]
+pub struct MeshCache {
+    meshes: std::collections::HashMap<MeshKey, LoadedMesh>,
+    geometries: std::collections::HashMap<Vec<PlacedMesh>, SharedGeometry>,
+}
+
+#[cfg(feature = "io")]
+impl MeshCache {
+    /// An empty cache.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Distinct mesh files (and scales) loaded.
+    #[must_use]
+    pub fn num_meshes(&self) -> usize {
+        self.meshes.len()
+    }
+
+    /// Distinct geometries built.
+    #[must_use]
+    pub fn num_geometries(&self) -> usize {
+        self.geometries.len()
+    }
+
+    /// The mesh file at `path` (STL or OBJ, by [`crate::io::load_mesh`]
+    /// with degenerate triangles dropped and counted) scaled by `scale`
+    /// about its origin; loaded on the first call for this file and
+    /// scale.
+    ///
+    /// # Errors
+    /// The loader's errors, naming the file;
+    /// [`GeometryError::InvalidParameter`] (`transform`) for a scale with
+    /// a zero or non-finite component.
+    #[cfg(feature = "io")]
+    pub fn load(
+        &mut self,
+        path: impl AsRef<std::path::Path>,
+        scale: DVec3,
+    ) -> Result<LoadedMesh, GeometryError> {
+        let path = path.as_ref();
+        let key = MeshKey::new(path, scale);
+        if let Some(m) = self.meshes.get(&key) {
+            return Ok(m.clone());
+        }
+        let loaded = load_counting_dropped(path, scale)?;
+        self.meshes.insert(key, loaded.clone());
+        Ok(loaded)
+    }
+
+    /// The geometry of the mesh file at `path` scaled by `scale` (see
+    /// [`MeshCache::load`]), built on the first call for this file and
+    /// scale; `name` names the obstacle or link in build errors.
+    ///
+    /// # Errors
+    /// As [`MeshCache::load`] and [`LinkGeometry::from_mesh`].
+    #[cfg(feature = "io")]
+    pub fn geometry(
+        &mut self,
+        name: &str,
+        path: impl AsRef<std::path::Path>,
+        scale: DVec3,
+    ) -> Result<SharedGeometry, GeometryError> {
+        let path = path.as_ref();
+        let key = vec![PlacedMesh::new(path, scale, &DAffine3::IDENTITY)];
+        if let Some(g) = self.geometries.get(&key) {
+            return Ok(g.clone());
+        }
+        let loaded = self.load(path, scale)?;
+        let shared = SharedGeometry {
+            geometry: Arc::new(LinkGeometry::from_mesh(name, loaded.mesh)?),
+            dropped_triangles: loaded.dropped_triangles,
+        };
+        self.geometries.insert(key, shared.clone());
+        Ok(shared)
+    }
+}
+
+/// Loads a mesh file keeping degenerate triangles, then drops them with a
+/// report, so their number is known; scales the result.
+#[cfg(feature = "io")]
+fn load_counting_dropped(
+    path: &std::path::Path,
+    scale: DVec3,
+) -> Result<LoadedMesh, GeometryError> {
+    use crate::mesh::{DegeneratePolicy, MeshOptions};
+    let keep = crate::io::LoadOptions::default()
+        .with_mesh_options(MeshOptions::default().with_degenerate(DegeneratePolicy::Keep));
+    let (vertices, indices) = crate::io::load_mesh(path, &keep)?.into_parts();
+    // The loader's default validation, with the dropped triangles
+    // reported: the same mesh `load_mesh` gives with default options.
+    let (mesh, report) =
+        TriMesh::from_vertices_indices_with_report(vertices, indices, &MeshOptions::default())
+            .map_err(|e| GeometryError::InvalidFileMesh {
+                file: path.display().to_string(),
+                line: None,
+                source: Box::new(e),
+            })?;
+    let mesh = if scale == DVec3::ONE {
+        mesh
+    } else {
+        mesh.transformed(&DAffine3::from_scale(scale))?
+    };
+    Ok(LoadedMesh {
+        mesh: Arc::new(mesh),
+        dropped_triangles: report.dropped_triangles.len(),
+    })
 }
 
 /// How an obstacle moves.
@@ -654,11 +1073,13 @@ pub enum ObstacleMotion {
     },
 }
 
-/// A named mesh in the environment with its volumes (mesh frame).
+/// A named mesh in the environment with its volumes (mesh frame). The
+/// geometry is shared by [`Arc`]: obstacles built on one mesh
+/// ([`Obstacle::fixed_shared`], [`MeshCache`]) hold it once.
 #[derive(Clone, Debug)]
 pub struct Obstacle {
     name: String,
-    geometry: LinkGeometry,
+    geometry: Arc<LinkGeometry>,
     motion: ObstacleMotion,
 }
 
@@ -673,12 +1094,43 @@ impl Obstacle {
         pose: DAffine3,
     ) -> Result<Self, GeometryError> {
         let name = name.into();
-        let geometry = LinkGeometry::from_mesh(&name, mesh)?;
-        Ok(Self {
-            name,
+        let geometry = Arc::new(LinkGeometry::from_mesh(&name, mesh)?);
+        Ok(Self::fixed_shared(name, geometry, pose))
+    }
+
+    /// A static obstacle at `pose` on an already built geometry, shared
+    /// with whatever else holds it (nothing is rebuilt or copied).
+    #[must_use]
+    pub fn fixed_shared(
+        name: impl Into<String>,
+        geometry: Arc<LinkGeometry>,
+        pose: DAffine3,
+    ) -> Self {
+        Self {
+            name: name.into(),
             geometry,
             motion: ObstacleMotion::Static(pose),
-        })
+        }
+    }
+
+    /// A moving obstacle (as [`Obstacle::moving`]) on an already built,
+    /// shared geometry.
+    #[must_use]
+    pub fn moving_shared(
+        name: impl Into<String>,
+        geometry: Arc<LinkGeometry>,
+        start: DAffine3,
+        end: DAffine3,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            geometry,
+            motion: ObstacleMotion::Rigid {
+                start,
+                end,
+                motion: LocalMotion::between_poses(&start, &end),
+            },
+        }
     }
 
     /// An obstacle moving rigidly from `start` to `end` over `t ∈ [0, 1]`
@@ -692,13 +1144,9 @@ impl Obstacle {
         start: DAffine3,
         end: DAffine3,
     ) -> Result<Self, GeometryError> {
-        let mut o = Self::fixed(name, mesh, start)?;
-        o.motion = ObstacleMotion::Rigid {
-            start,
-            end,
-            motion: LocalMotion::between_poses(&start, &end),
-        };
-        Ok(o)
+        let name = name.into();
+        let geometry = Arc::new(LinkGeometry::from_mesh(&name, mesh)?);
+        Ok(Self::moving_shared(name, geometry, start, end))
     }
 
     /// The name.
@@ -709,7 +1157,14 @@ impl Obstacle {
 
     /// The mesh and its volumes (mesh frame).
     #[must_use]
-    pub const fn geometry(&self) -> &LinkGeometry {
+    pub fn geometry(&self) -> &LinkGeometry {
+        &self.geometry
+    }
+
+    /// The geometry as shared: obstacles on one mesh hold the same
+    /// [`Arc`] (compare with [`Arc::ptr_eq`]).
+    #[must_use]
+    pub const fn shared_geometry(&self) -> &Arc<LinkGeometry> {
         &self.geometry
     }
 
@@ -777,8 +1232,11 @@ impl Obstacle {
     ///
     /// # Errors
     /// [`GeometryError::MovingObstacle`] naming the obstacle when it is not
-    /// static ([`Obstacle::is_static`]); [`GeometryError::Kinematics`]
-    /// naming the obstacle when its hull cannot be placed.
+    /// static ([`Obstacle::is_static`]); [`GeometryError::LinkGeometry`]
+    /// naming it when its hull cannot be built (the hull is built on
+    /// first use, see [`LinkGeometry::hull_points`]);
+    /// [`GeometryError::Kinematics`] naming it when its hull cannot be
+    /// placed.
     pub fn monitor_obstacle(&self) -> Result<MonitorObstacle, GeometryError> {
         let ObstacleMotion::Static(pose) = &self.motion else {
             return Err(GeometryError::MovingObstacle {
@@ -787,7 +1245,11 @@ impl Obstacle {
         };
         let volume = self
             .geometry
-            .hull_ssch()?
+            .hull_ssch()
+            .map_err(|e| GeometryError::LinkGeometry {
+                link: self.name.clone(),
+                source: Box::new(e),
+            })?
             .transformed(pose)
             .map_err(|source| GeometryError::Kinematics {
                 context: format!("obstacle `{}`", self.name),

@@ -44,8 +44,11 @@ pub mod topology;
 
 pub use aabb_tree::{AabbTree, AabbTreeWorkspace};
 pub use body::{
-    ArticulatedBody, LinkGeometry, Obstacle, ObstacleMotion, RSS_LEAF_TRIANGLES, Tessellation,
+    ArticulatedBody, LARGE_MESH_LEAF_TRIANGLES, LARGE_MESH_TRIANGLES, LinkGeometry, Obstacle,
+    ObstacleMotion, RSS_LEAF_TRIANGLES, Tessellation,
 };
+#[cfg(feature = "io")]
+pub use body::{LoadedMesh, MeshCache, SharedGeometry};
 pub use bv::{Aabb, BoundingVolume, Capsule, FitError, Lss, Obb, Rss, Sphere};
 pub use bvh::{Bvh, BvhNode, BvhOptions, BvhVolume, RigidMap, SplitRule};
 pub use dynamic::{

@@ -215,7 +215,7 @@ impl TriMesh {
     /// # Errors
     /// As [`TriMesh::from_vertices_indices`].
     pub fn from_vertices_indices_with_report(
-        vertices: Vec<DVec3>,
+        mut vertices: Vec<DVec3>,
         mut indices: Vec<[u32; 3]>,
         options: &MeshOptions,
     ) -> Result<(Self, MeshReport), GeometryError> {
@@ -260,6 +260,11 @@ impl TriMesh {
                 dropped: report.dropped_triangles.len(),
             });
         }
+        // Loaders grow these arrays by pushing, and dropped triangles leave
+        // room behind: unused capacity the mesh would keep for its whole
+        // life (no copy when there is none).
+        vertices.shrink_to_fit();
+        indices.shrink_to_fit();
         Ok((Self { vertices, indices }, report))
     }
 
@@ -330,6 +335,14 @@ impl TriMesh {
         self.triangles()
             .map(|[a, b, c]| 0.5 * (b - a).cross(c - a).length())
             .sum()
+    }
+
+    /// Bytes allocated on the heap for the vertices and triangles (by
+    /// capacity), without the struct itself.
+    #[must_use]
+    pub fn heap_bytes(&self) -> usize {
+        self.vertices.capacity() * core::mem::size_of::<DVec3>()
+            + self.indices.capacity() * core::mem::size_of::<[u32; 3]>()
     }
 
     /// Consumes the mesh, returning its vertices and triangles.

@@ -78,6 +78,14 @@ impl MeshTopology {
         &self.balls
     }
 
+    /// Bytes allocated on the heap (by capacity), without the struct
+    /// itself.
+    #[must_use]
+    pub fn heap_bytes(&self) -> usize {
+        self.components.capacity() * core::mem::size_of::<u32>()
+            + self.balls.capacity() * core::mem::size_of::<(DVec3, f64)>()
+    }
+
     /// Whether every edge is used by exactly two triangles traversing it
     /// in opposite directions (the mesh bounds a solid).
     #[must_use]

@@ -68,7 +68,9 @@ fn body_from_code() {
             assert!(g.obb.contains_point(*v) && g.lss.contains_point(*v));
             assert!(g.sphere.contains_point(*v));
         }
-        assert_eq!(g.hull_points.len(), 8);
+        assert!(!g.hull_is_built());
+        assert_eq!(g.hull_points().unwrap().len(), 8);
+        assert!(g.hull_is_built());
         let m = g.mass.expect("a closed box");
         assert!(m.volume > 0.0);
         assert_eq!(g.obb_tree.num_triangles(), 12);

@@ -293,6 +293,11 @@ pub enum SplitRule {
     /// uneven tessellations; falls back to the median when every centroid
     /// lies on one side.
     Mean,
+    /// At the multiple of [`BvhOptions::max_leaf_triangles`] nearest above
+    /// half the node's leaves: every leaf but one is full, so the tree has
+    /// the fewest nodes (`2 ⌈n / leaf⌉ − 1`) and the same depth as the
+    /// median split. Large meshes use it to bound their memory.
+    PackedMedian,
 }
 
 /// Options of [`Bvh::build`].
@@ -418,7 +423,10 @@ impl<BV: BvhVolume> Bvh<BV> {
             leaf,
             split: options.split,
         };
-        let (nodes, depth) = build.subtree(&mut tris, &mut ids, 0, root_bv)?;
+        let (mut nodes, depth) = build.subtree(&mut tris, &mut ids, 0, root_bv)?;
+        // The serial builder reserves for leaves of one triangle at worst
+        // half full; give back what the tree does not use.
+        nodes.shrink_to_fit();
         Ok(Self {
             nodes,
             triangles: ids,
@@ -556,6 +564,14 @@ impl<BV> Bvh<BV> {
         core::mem::size_of::<Self>()
             + self.nodes.len() * core::mem::size_of::<BvhNode<BV>>()
             + self.triangles.len() * core::mem::size_of::<u32>()
+    }
+
+    /// Bytes allocated on the heap (node and index arrays, by their
+    /// capacities), without the struct itself.
+    #[must_use]
+    pub fn heap_bytes(&self) -> usize {
+        self.nodes.capacity() * core::mem::size_of::<BvhNode<BV>>()
+            + self.triangles.capacity() * core::mem::size_of::<u32>()
     }
 }
 
@@ -718,7 +734,7 @@ impl Build<'_> {
         scratch: &mut Scratch,
     ) -> Result<(usize, BV, BV), FitError> {
         let len = tris.len();
-        let mid = split(tris, ids, bv.split_axes(), self.split, scratch);
+        let mid = split(tris, ids, bv.split_axes(), self.split, self.leaf, scratch);
         let (lt, rt) = tris.split_at(mid);
         let (li, ri) = ids.split_at(mid);
         let fit = |t: &[[DVec3; 3]], i: &[u32]| {
@@ -836,6 +852,7 @@ fn split(
     ids: &mut [u32],
     axes: DMat3,
     rule: SplitRule,
+    leaf: usize,
     scratch: &mut Scratch,
 ) -> usize {
     let Scratch {
@@ -867,7 +884,13 @@ fn split(
             .enumerate()
             .map(|(i, t)| ((t[0] + t[1] + t[2]).dot(axis), i as u32)),
     );
-    let mut mid = len / 2;
+    let mut mid = if rule == SplitRule::PackedMedian {
+        // Called only with more than `leaf` triangles: at least two leaves,
+        // so `0 < mid < len`.
+        leaf * len.div_ceil(leaf).div_ceil(2)
+    } else {
+        len / 2
+    };
     let mut by_median = true;
     if rule == SplitRule::Mean {
         let mean = keys.iter().map(|k| k.0).sum::<f64>() / len as f64;
@@ -923,7 +946,7 @@ mod tests {
     fn every_triangle_is_in_exactly_one_leaf() {
         let mesh = grid(9);
         for leaf in 1..=4 {
-            for split in [SplitRule::Median, SplitRule::Mean] {
+            for split in [SplitRule::Median, SplitRule::Mean, SplitRule::PackedMedian] {
                 let o = BvhOptions::default()
                     .with_max_leaf_triangles(leaf)
                     .with_split(split);
@@ -940,6 +963,33 @@ mod tests {
                 assert!(seen.iter().all(|&c| c == 1));
                 assert_eq!(bvh.num_nodes(), 2 * bvh.num_leaves() - 1);
             }
+        }
+    }
+
+    #[test]
+    fn packed_median_fills_every_leaf_but_one() {
+        let mesh = grid(17); // 578 triangles
+        for leaf in 1..=MAX_LEAF_TRIANGLES {
+            let o = BvhOptions::default()
+                .with_max_leaf_triangles(leaf)
+                .with_split(SplitRule::PackedMedian);
+            let bvh = Bvh::<Rss>::build(&mesh, &o).unwrap();
+            let leaves = mesh.num_triangles().div_ceil(leaf);
+            assert_eq!(bvh.num_leaves(), leaves, "leaf size {leaf}");
+            assert_eq!(bvh.num_nodes(), 2 * leaves - 1);
+            let partial = bvh
+                .nodes()
+                .iter()
+                .filter(|n| n.triangle_range().is_some_and(|r| r.len() < leaf))
+                .count();
+            assert!(partial <= 1, "leaf size {leaf}: {partial} partial leaves");
+            // As balanced as the median split: ⌈log₂ leaves⌉.
+            let depth = (usize::BITS - (leaves - 1).leading_zeros()) as usize;
+            assert_eq!(bvh.depth(), depth, "leaf size {leaf}");
+            assert_eq!(
+                bvh.heap_bytes(),
+                bvh.memory_bytes() - core::mem::size_of::<Bvh<Rss>>()
+            );
         }
     }
 
