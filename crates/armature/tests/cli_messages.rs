@@ -156,3 +156,48 @@ fn scene_file_errors_say_it_once() {
         insta::assert_snapshot!(format!("scene_{name}"), m);
     }
 }
+
+/// Inputs that are probably mistakes are said, not silently taken: the
+/// degenerate triangles a mesh loses are a `warning:` line on stderr for
+/// every command, and `info` counts them per obstacle, in text and JSON.
+#[test]
+fn dropped_triangles_are_said() {
+    let run = |args: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_armature"))
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .expect("the armature binary runs");
+        assert_eq!(o.status.code(), Some(0), "{args:?}");
+        (
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let scene = "tests/fixtures/dirty.ron";
+    let warning = "warning: obstacle `dirty`: 2 degenerate triangles dropped\n";
+    let (text, err) = run(&["info", "--scene", scene]);
+    assert_eq!(err, warning);
+    assert!(
+        text.contains("  dirty  4 triangles (2 degenerate dropped)\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\nwarnings (1)\n  obstacle `dirty`: 2 degenerate triangles dropped\n"),
+        "{text}"
+    );
+    let (json, err) = run(&["info", "--scene", scene, "--json"]);
+    assert_eq!(err, warning);
+    let v: serde_json::Value = serde_json::from_str(&json).expect("one JSON object");
+    assert_eq!(v["obstacles"][0]["dropped_triangles"], 2);
+    assert_eq!(v["links"][0]["dropped_triangles"], 0);
+    assert_eq!(
+        v["warnings"][0],
+        "obstacle `dirty`: 2 degenerate triangles dropped"
+    );
+    let (_, err) = run(&["check", "--scene", scene, "--config", "0,0,0"]);
+    assert_eq!(err, warning);
+    // A clean scene says nothing.
+    let (_, err) = run(&["info", "--scene", SINGLE]);
+    assert_eq!(err, "");
+}

@@ -2,7 +2,7 @@
 
 use std::io::Write;
 
-use armature::Scene;
+use armature::{LoadWarningKind, Scene, WarningSubject};
 use clap::Args;
 use serde::Serialize;
 
@@ -32,6 +32,9 @@ struct InfoJson {
     disabled_pairs: Vec<[String; 2]>,
     /// Whether adjacent links are skipped (the scene's `skip_adjacent`).
     skip_adjacent: bool,
+    /// What loading noticed and took anyway (dropped degenerate
+    /// triangles), one sentence each; also printed on stderr.
+    warnings: Vec<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -65,12 +68,16 @@ struct LinkJson {
     body: String,
     /// 0 for a link without geometry.
     triangles: usize,
+    /// Degenerate triangles of its meshes dropped on load.
+    dropped_triangles: usize,
 }
 
 #[derive(Debug, Serialize)]
 struct ObstacleJson {
     name: String,
     triangles: usize,
+    /// Degenerate triangles of its mesh dropped on load.
+    dropped_triangles: usize,
 }
 
 #[derive(Debug, Serialize)]
@@ -94,6 +101,14 @@ pub(crate) fn run(args: &InfoArgs, out: &mut impl Write) -> Result<(), Failure> 
 
 fn describe(scene: &Scene, path: &str) -> InfoJson {
     let body = scene.body();
+    let dropped = |subject: &dyn Fn(&WarningSubject) -> bool| {
+        scene
+            .warnings()
+            .iter()
+            .filter(|w| w.kind == LoadWarningKind::DroppedDegenerateTriangles && subject(&w.what))
+            .map(|w| w.count)
+            .sum::<usize>()
+    };
     let owner = |link: usize| {
         scene
             .bodies()
@@ -105,10 +120,14 @@ fn describe(scene: &Scene, path: &str) -> InfoJson {
         .links()
         .iter()
         .enumerate()
-        .map(|(i, g)| LinkJson {
-            name: scene.link_name(i).unwrap_or("?").to_owned(),
-            body: owner(i),
-            triangles: g.as_ref().map_or(0, |g| g.mesh.num_triangles()),
+        .map(|(i, g)| {
+            let name = scene.link_name(i).unwrap_or("?").to_owned();
+            LinkJson {
+                body: owner(i),
+                triangles: g.as_ref().map_or(0, |g| g.mesh.num_triangles()),
+                dropped_triangles: dropped(&|w| matches!(w, WarningSubject::Link(l) if *l == name)),
+                name,
+            }
         })
         .collect();
     let obstacles: Vec<ObstacleJson> = scene
@@ -117,6 +136,9 @@ fn describe(scene: &Scene, path: &str) -> InfoJson {
         .map(|o| ObstacleJson {
             name: o.name().to_owned(),
             triangles: o.geometry().mesh.num_triangles(),
+            dropped_triangles: dropped(
+                &|w| matches!(w, WarningSubject::Obstacle(n) if n == o.name()),
+            ),
         })
         .collect();
     // The scene keeps the resolved pairs only; listing them by testing
@@ -175,6 +197,7 @@ fn describe(scene: &Scene, path: &str) -> InfoJson {
         distance_threshold: scene.distance_threshold(),
         disabled_pairs,
         skip_adjacent: scene.skip_adjacent(),
+        warnings: scene.warnings().iter().map(ToString::to_string).collect(),
     }
 }
 
@@ -230,14 +253,14 @@ fn human(info: &InfoJson) -> String {
     let rows: Vec<Vec<String>> = info
         .links
         .iter()
-        .map(|l| vec![l.name.clone(), triangles(l.triangles)])
+        .map(|l| vec![l.name.clone(), triangles(l.triangles, l.dropped_triangles)])
         .collect();
     text.push_str(&table(&rows, 2));
     text.push_str(&format!("\nobstacles ({})\n", info.obstacles.len()));
     let rows: Vec<Vec<String>> = info
         .obstacles
         .iter()
-        .map(|o| vec![o.name.clone(), triangles(o.triangles)])
+        .map(|o| vec![o.name.clone(), triangles(o.triangles, o.dropped_triangles)])
         .collect();
     text.push_str(&table(&rows, 2));
     text.push_str(&format!(
@@ -250,12 +273,20 @@ fn human(info: &InfoJson) -> String {
         .map(|[a, b]| vec![a.clone(), b.clone()])
         .collect();
     text.push_str(&table(&rows, 2));
+    if !info.warnings.is_empty() {
+        text.push_str(&format!("\nwarnings ({})\n", info.warnings.len()));
+        for w in &info.warnings {
+            text.push_str(&format!("  {w}\n"));
+        }
+    }
     text
 }
 
-fn triangles(n: usize) -> String {
+fn triangles(n: usize, dropped: usize) -> String {
     if n == 0 {
         "no geometry".to_owned()
+    } else if dropped > 0 {
+        format!("{n} triangles ({dropped} degenerate dropped)")
     } else {
         format!("{n} triangles")
     }

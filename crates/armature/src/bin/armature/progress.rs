@@ -1,8 +1,10 @@
-//! Progress of long scene loads: a bar on stderr, drawn only when stderr
-//! is a terminal, never for JSON output, and only once the load has taken
-//! [`SHOW_AFTER`], so that the common sub-second load prints nothing.
+//! Loading a scene for a command: progress of long loads as a bar on
+//! stderr, drawn only when stderr is a terminal, never for JSON or batch
+//! output, and only once the load has taken [`SHOW_AFTER`], so that the
+//! common sub-second load prints nothing; then the load's warnings
+//! (dropped degenerate triangles), one `warning:` line each on stderr.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::path::Path;
 use std::sync::mpsc;
 use std::time::Duration;
@@ -14,8 +16,18 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 const SHOW_AFTER: Duration = Duration::from_secs(1);
 
 /// Loads the scene file at `path`, with a progress bar on a terminal
-/// unless `quiet` (JSON or batch output).
+/// unless `quiet` (JSON or batch output), and says its warnings on stderr.
 pub(crate) fn load_scene(path: &Path, quiet: bool) -> Result<Scene, armature::Error> {
+    let scene = load_with_progress(path, quiet)?;
+    let mut err = std::io::stderr().lock();
+    for w in scene.warnings() {
+        // Nothing better to do when stderr is closed.
+        let _ = writeln!(err, "warning: {w}");
+    }
+    Ok(scene)
+}
+
+fn load_with_progress(path: &Path, quiet: bool) -> Result<Scene, armature::Error> {
     if quiet || !std::io::stderr().is_terminal() {
         return Scene::from_file(path);
     }
