@@ -153,6 +153,13 @@ fn scene_file_errors_say_it_once() {
         assert_user_terms(&m);
         // One line: no cause repeats what the message says.
         assert_eq!(m.lines().count(), 1, "{m}");
+        // Every file is named once.
+        for file in m
+            .split(['`', ' ', ':'])
+            .filter(|w| w.contains(".ron") || w.contains(".urdf"))
+        {
+            assert_eq!(m.matches(file).count(), 1, "`{file}` repeated in {m}");
+        }
         insta::assert_snapshot!(format!("scene_{name}"), m);
     }
 }

@@ -749,8 +749,15 @@ impl ArticulatedBody {
         let path = path.as_ref();
         let model =
             armature_kinematics::UrdfModel::from_file_with(path, options).map_err(|source| {
+                // The URDF reader's messages name the file already; say it
+                // once.
+                let file = path.display().to_string();
                 GeometryError::Kinematics {
-                    context: format!("`{}`", path.display()),
+                    context: if source.to_string().contains(&file) {
+                        String::new()
+                    } else {
+                        format!("`{file}`")
+                    },
                     source,
                 }
             })?;

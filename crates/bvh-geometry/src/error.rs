@@ -205,8 +205,9 @@ pub enum GeometryError {
         mesh_triangles: usize,
     },
     /// A kinematics operation failed (enclosures, swept volumes, braking
-    /// intervals, URDF parsing); `context` names the link, pair or file.
-    #[error("{context}: {source}")]
+    /// intervals, URDF parsing); `context` names the link, pair or file
+    /// (empty when the source's message already does).
+    #[error("{}{source}", if context.is_empty() { String::new() } else { format!("{context}: ") })]
     Kinematics {
         /// What was being computed, naming the link, pair or file.
         context: String,
