@@ -20,43 +20,9 @@ use parry3d_f64::shape::TriMesh as ParryTriMesh;
 use std::hint::black_box;
 use std::time::Duration;
 
-/// A closed sphere of radius `r` with `2 m (m − 1)` triangles, each vertex
-/// moved radially by a seeded pseudo-random fraction of up to `noise`.
+/// A closed noisy sphere ([`armature_benches::noisy_sphere`]) as a mesh.
 fn noisy_sphere(m: usize, r: f64, noise: f64, seed: u64) -> TriMesh {
-    let mut state = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
-    let mut rand = move || {
-        // SplitMix64: deterministic, no dependency.
-        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-    };
-    let mut v = vec![DVec3::new(0.0, 0.0, r), DVec3::new(0.0, 0.0, -r)];
-    for i in 1..m {
-        let th = core::f64::consts::PI * i as f64 / m as f64;
-        for j in 0..m {
-            let ph = core::f64::consts::TAU * j as f64 / m as f64;
-            let rr = r * (1.0 + noise * rand());
-            v.push(DVec3::new(
-                rr * th.sin() * ph.cos(),
-                rr * th.sin() * ph.sin(),
-                rr * th.cos(),
-            ));
-        }
-    }
-    let at = |i: usize, j: usize| (2 + (i - 1) * m + j % m) as u32;
-    let mut t = Vec::new();
-    for j in 0..m {
-        t.push([0, at(1, j), at(1, j + 1)]);
-        t.push([1, at(m - 1, j + 1), at(m - 1, j)]);
-    }
-    for i in 1..m - 1 {
-        for j in 0..m {
-            t.push([at(i, j), at(i + 1, j), at(i + 1, j + 1)]);
-            t.push([at(i, j), at(i + 1, j + 1), at(i, j + 1)]);
-        }
-    }
+    let (v, t) = armature_benches::noisy_sphere(m, r, noise, seed);
     TriMesh::new(v, t).expect("a tessellated sphere is valid")
 }
 
