@@ -3,9 +3,10 @@
 //! and are those of single queries; a bad motion is an error that names
 //! it, and the others are still answered.
 
-use std::f64::consts::PI;
+use armature::{CcdReport, CcdStatus, Error, Pipeline, Scene};
 
-use armature::{CcdReport, CcdStatus, Error, Motion, Pipeline, Scene};
+mod common;
+use common::motions;
 
 fn fixture(name: &str) -> Scene {
     Scene::from_file(format!(
@@ -13,45 +14,6 @@ fn fixture(name: &str) -> Scene {
         env!("CARGO_MANIFEST_DIR")
     ))
     .expect("fixture scene loads")
-}
-
-/// A tiny xorshift generator: fixed seeds, the same motions everywhere.
-struct Rng(u64);
-
-impl Rng {
-    fn unit(&mut self) -> f64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * self.unit()
-    }
-}
-
-/// Seeded motions within the joint limits (`[−π, π]` for a joint
-/// without), swings up to one radian per joint.
-fn motions(scene: &Scene, seed: u64, n: usize) -> Vec<Motion> {
-    let mut limits = vec![(-PI, PI); scene.nq()];
-    for j in scene.joints() {
-        for k in j.q.clone() {
-            limits[k] = j.limits.unwrap_or((-PI, PI));
-        }
-    }
-    let mut rng = Rng(seed);
-    (0..n)
-        .map(|_| {
-            let q0: Vec<f64> = limits.iter().map(|&(lo, hi)| rng.uniform(lo, hi)).collect();
-            let q1 = q0
-                .iter()
-                .zip(&limits)
-                .map(|(&q, &(lo, hi))| (q + rng.uniform(-1.0, 1.0)).clamp(lo, hi))
-                .collect();
-            (q0, q1)
-        })
-        .collect()
 }
 
 /// Everything of a report but the measured times.

@@ -3,13 +3,15 @@
 //! single command's `--json` object), in input order; a malformed line is
 //! an error object naming its line and the rest is answered.
 
-use std::f64::consts::PI;
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
 use armature::kinematics::JointSpaceMotion;
 use armature::{CcdReport, CcdStatus, Pipeline, Scene};
 use serde_json::{Value, json};
+
+mod common;
+use common::motions;
 
 const CELL: &str = "tests/fixtures/cell.ron";
 const SINGLE: &str = "tests/fixtures/single.ron";
@@ -44,42 +46,6 @@ fn lines(args: &[&str], input: &str) -> Vec<Value> {
     String::from_utf8_lossy(&o.stdout)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
-        .collect()
-}
-
-/// A tiny xorshift generator: fixed seeds, the same queries everywhere.
-struct Rng(u64);
-
-impl Rng {
-    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        lo + (hi - lo) * ((self.0 >> 11) as f64 / (1u64 << 53) as f64)
-    }
-}
-
-/// Seeded motions within the joint limits (`[−π, π]` for a joint
-/// without), swings up to one radian per joint: full-precision values, so
-/// that the JSON text must carry every bit.
-fn motions(scene: &Scene, seed: u64, n: usize) -> Vec<(Vec<f64>, Vec<f64>)> {
-    let mut limits = vec![(-PI, PI); scene.nq()];
-    for j in scene.joints() {
-        for k in j.q.clone() {
-            limits[k] = j.limits.unwrap_or((-PI, PI));
-        }
-    }
-    let mut rng = Rng(seed);
-    (0..n)
-        .map(|_| {
-            let q0: Vec<f64> = limits.iter().map(|&(lo, hi)| rng.uniform(lo, hi)).collect();
-            let q1 = q0
-                .iter()
-                .zip(&limits)
-                .map(|(&q, &(lo, hi))| (q + rng.uniform(-1.0, 1.0)).clamp(lo, hi))
-                .collect();
-            (q0, q1)
-        })
         .collect()
 }
 
