@@ -75,6 +75,12 @@ impl Obb {
             lo = lo.min(u);
             hi = hi.max(u);
         }
+        Self::fit_from_bounds(points, axes, lo, hi)
+    }
+
+    /// [`Obb::fit_unchecked`] after its first pass: `lo` and `hi` are the
+    /// component-wise extremes of `axes.transpose() * p` over `points`.
+    pub(crate) fn fit_from_bounds(points: &[DVec3], axes: DMat3, lo: DVec3, hi: DVec3) -> Self {
         let mut obb = Self::new(axes * (0.5 * (lo + hi)), axes, DVec3::ZERO);
         // The extents are measured with `local`, the arithmetic of
         // `contains_point`, about the final centre: containment is exact in
