@@ -30,6 +30,109 @@ pub struct Rss {
     pub radius: f64,
 }
 
+/// The running state of the RSS fit's side passes ([`Rss::fit_unchecked`]),
+/// fed the points' coordinates in the fit's frame.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RssSides {
+    /// Height of the rectangle's plane, half the thickness, its square.
+    cz: f64,
+    r: f64,
+    rr: f64,
+    minx: f64,
+    maxx: f64,
+    miny: f64,
+    maxy: f64,
+}
+
+impl RssSides {
+    /// The state before the side pass, from the extremes of the heights.
+    #[inline]
+    pub(crate) fn new(minz: f64, maxz: f64) -> Self {
+        let r = 0.5 * (maxz - minz);
+        Self {
+            cz: 0.5 * (minz + maxz),
+            r,
+            rr: r * r,
+            minx: f64::INFINITY,
+            maxx: f64::NEG_INFINITY,
+            miny: f64::INFINITY,
+            maxy: f64::NEG_INFINITY,
+        }
+    }
+
+    /// The side pass for one point `u`: the rectangle is shrunk along each
+    /// side as far as the rounded edges still cover the point.
+    #[inline]
+    pub(crate) fn add(&mut self, u: DVec3) {
+        // With `w ≥ 0`, `u.x + w ≥ u.x > minx` and so on: a point strictly
+        // inside the sides so far moves none of them, and its square root
+        // is skipped (the result is the same).
+        if u.x > self.minx && u.x < self.maxx && u.y > self.miny && u.y < self.maxy {
+            return;
+        }
+        // How far a point at height dz from the rectangle's plane may stick
+        // out beyond a side and still be under the rounded edge.
+        let dz = u.z - self.cz;
+        let w = (self.rr - dz * dz).max(0.0).sqrt();
+        self.minx = self.minx.min(u.x + w);
+        self.maxx = self.maxx.max(u.x - w);
+        self.miny = self.miny.min(u.y + w);
+        self.maxy = self.maxy.max(u.y - w);
+    }
+
+    /// After the side pass: sides that crossed meet in the middle.
+    #[inline]
+    pub(crate) fn settle(&mut self) {
+        if self.minx > self.maxx {
+            let m = 0.5 * (self.minx + self.maxx);
+            (self.minx, self.maxx) = (m, m);
+        }
+        if self.miny > self.maxy {
+            let m = 0.5 * (self.miny + self.maxy);
+            (self.miny, self.maxy) = (m, m);
+        }
+    }
+
+    /// PQP's corner pass for one point `q`: a point beyond two sides at
+    /// once may be outside the rounded corner; grow both sides along the
+    /// diagonal by the amount that brings the corner's sphere onto it.
+    #[inline]
+    pub(crate) fn add_corner(&mut self, q: DVec3) {
+        let a = core::f64::consts::FRAC_1_SQRT_2;
+        let (sx, dx) = if q.x > self.maxx {
+            (1.0, q.x - self.maxx)
+        } else if q.x < self.minx {
+            (-1.0, q.x - self.minx)
+        } else {
+            return;
+        };
+        let (sy, dy) = if q.y > self.maxy {
+            (1.0, q.y - self.maxy)
+        } else if q.y < self.miny {
+            (-1.0, q.y - self.miny)
+        } else {
+            return;
+        };
+        let u = sx * a * dx + sy * a * dy;
+        let ex = sx * a * u - dx;
+        let ey = sy * a * u - dy;
+        let t = ex * ex + ey * ey + (self.cz - q.z) * (self.cz - q.z);
+        let grow = u - (self.rr - t).max(0.0).sqrt();
+        if grow > 0.0 {
+            if sx > 0.0 {
+                self.maxx += grow * a;
+            } else {
+                self.minx -= grow * a;
+            }
+            if sy > 0.0 {
+                self.maxy += grow * a;
+            } else {
+                self.miny -= grow * a;
+            }
+        }
+    }
+}
+
 impl Rss {
     /// A rectangle swept sphere from its parts (see the type's invariant).
     #[must_use]
@@ -96,74 +199,29 @@ impl Rss {
     /// the extremes of `(axes.transpose() * p).z` over `points`.
     pub(crate) fn fit_from_heights(points: &[DVec3], axes: DMat3, minz: f64, maxz: f64) -> Self {
         let local = |p: DVec3| axes.transpose() * p;
-        let cz = 0.5 * (minz + maxz);
-        let r = 0.5 * (maxz - minz);
-        let rr = r * r;
-        // How far a point at height dz from the rectangle's plane may stick
-        // out beyond a side and still be under the rounded edge.
-        let cap = |dz: f64| (rr - dz * dz).max(0.0).sqrt();
-        let (mut minx, mut maxx) = (f64::INFINITY, f64::NEG_INFINITY);
-        let (mut miny, mut maxy) = (f64::INFINITY, f64::NEG_INFINITY);
+        let mut sides = RssSides::new(minz, maxz);
         for p in points {
-            let u = local(*p);
-            // With `w ≥ 0`, `u.x + w ≥ u.x > minx` and so on: a point
-            // strictly inside the sides so far moves none of them, and its
-            // square root is skipped (the result is the same).
-            if u.x > minx && u.x < maxx && u.y > miny && u.y < maxy {
-                continue;
-            }
-            let w = cap(u.z - cz);
-            minx = minx.min(u.x + w);
-            maxx = maxx.max(u.x - w);
-            miny = miny.min(u.y + w);
-            maxy = maxy.max(u.y - w);
+            sides.add(local(*p));
         }
-        if minx > maxx {
-            let m = 0.5 * (minx + maxx);
-            (minx, maxx) = (m, m);
-        }
-        if miny > maxy {
-            let m = 0.5 * (miny + maxy);
-            (miny, maxy) = (m, m);
-        }
-        // PQP's corner pass: a point beyond two sides at once may be outside
-        // the rounded corner; grow both sides along the diagonal by the
-        // amount that brings the corner's sphere onto it.
-        let a = core::f64::consts::FRAC_1_SQRT_2;
+        sides.settle();
         for p in points {
-            let q = local(*p);
-            let (sx, dx) = if q.x > maxx {
-                (1.0, q.x - maxx)
-            } else if q.x < minx {
-                (-1.0, q.x - minx)
-            } else {
-                continue;
-            };
-            let (sy, dy) = if q.y > maxy {
-                (1.0, q.y - maxy)
-            } else if q.y < miny {
-                (-1.0, q.y - miny)
-            } else {
-                continue;
-            };
-            let u = sx * a * dx + sy * a * dy;
-            let ex = sx * a * u - dx;
-            let ey = sy * a * u - dy;
-            let t = ex * ex + ey * ey + (cz - q.z) * (cz - q.z);
-            let grow = u - (rr - t).max(0.0).sqrt();
-            if grow > 0.0 {
-                if sx > 0.0 {
-                    maxx += grow * a;
-                } else {
-                    minx -= grow * a;
-                }
-                if sy > 0.0 {
-                    maxy += grow * a;
-                } else {
-                    miny -= grow * a;
-                }
-            }
+            sides.add_corner(local(*p));
         }
+        Self::finish(points, axes, &sides)
+    }
+
+    /// The fit's last pass: the rectangle of `sides` and the radius that
+    /// holds every point.
+    pub(crate) fn finish(points: &[DVec3], axes: DMat3, sides: &RssSides) -> Self {
+        let RssSides {
+            cz,
+            r,
+            minx,
+            maxx,
+            miny,
+            maxy,
+            ..
+        } = *sides;
         let center = axes * DVec3::new(0.5 * (minx + maxx), 0.5 * (miny + maxy), cz);
         let half = DVec2::new(0.5 * (maxx - minx), 0.5 * (maxy - miny)).max(DVec2::ZERO);
         let rss = Self::new(center, axes, half, 0.0);

@@ -47,7 +47,7 @@ use core::ops::Range;
 
 use glam::{DAffine3, DMat3, DVec3};
 
-use crate::bv::{Aabb, BoundingVolume, FitError, Obb, Rss, Sphere, fit};
+use crate::bv::{Aabb, BoundingVolume, FitError, Obb, Rss, RssSides, Sphere, fit};
 use crate::{GeometryError, TriMesh};
 
 /// Nodes with at least this many triangles fit their two children on two
@@ -620,8 +620,13 @@ trait NodeVolume: Copy + Send + Sync {
     const ORIENTED: bool;
     /// The root's volume(s), validating every coordinate.
     fn fit_root(triangles: &[[DVec3; 3]]) -> Result<Self, FitError>;
-    /// A node's volume(s) with its frame, as [`BvhVolume::fit_validated`].
-    fn fit_node(triangles: &[[DVec3; 3]], axes: Option<DMat3>) -> Result<Self, FitError>;
+    /// A node's volume(s) with its frame, as [`BvhVolume::fit_validated`];
+    /// `local` is a buffer to reuse.
+    fn fit_node(
+        triangles: &[[DVec3; 3]],
+        axes: Option<DMat3>,
+        local: &mut Vec<DVec3>,
+    ) -> Result<Self, FitError>;
     /// The candidate split directions, as [`BvhVolume::split_axes`].
     fn node_split_axes(&self) -> DMat3;
 }
@@ -631,7 +636,11 @@ impl<BV: BvhVolume> NodeVolume for BV {
     fn fit_root(triangles: &[[DVec3; 3]]) -> Result<Self, FitError> {
         BV::from_triangles(triangles)
     }
-    fn fit_node(triangles: &[[DVec3; 3]], axes: Option<DMat3>) -> Result<Self, FitError> {
+    fn fit_node(
+        triangles: &[[DVec3; 3]],
+        axes: Option<DMat3>,
+        _: &mut Vec<DVec3>,
+    ) -> Result<Self, FitError> {
         BV::fit_validated(triangles, axes, sealed::Validated(()))
     }
     fn node_split_axes(&self) -> DMat3 {
@@ -648,32 +657,56 @@ struct ObbRss(Obb, Rss);
 impl NodeVolume for ObbRss {
     const ORIENTED: bool = true;
     fn fit_root(triangles: &[[DVec3; 3]]) -> Result<Self, FitError> {
+        // `Obb::from_triangles` and `Rss::from_triangles`, validating and
+        // decomposing the covariance once for both.
+        fit::validate_triangles(triangles)?;
+        let axes = fit::principal_frame(fit::covariance_triangles(triangles));
+        let points = triangles.as_flattened();
         Ok(Self(
-            Obb::from_triangles(triangles)?,
-            Rss::from_triangles(triangles)?,
+            Obb::fit_unchecked(points, axes),
+            Rss::fit_unchecked(points, axes),
         ))
     }
-    fn fit_node(triangles: &[[DVec3; 3]], axes: Option<DMat3>) -> Result<Self, FitError> {
+    fn fit_node(
+        triangles: &[[DVec3; 3]],
+        axes: Option<DMat3>,
+        local: &mut Vec<DVec3>,
+    ) -> Result<Self, FitError> {
         let Some(axes) = axes else {
             return Ok(Self(
-                Obb::fit_node(triangles, None)?,
-                Rss::fit_node(triangles, None)?,
+                Obb::fit_node(triangles, None, local)?,
+                Rss::fit_node(triangles, None, local)?,
             ));
         };
-        // The arithmetic of both fits' first passes: the same extremes.
+        // The passes of both fits, interleaved, with each point's
+        // coordinates in the frame computed once: the arithmetic of the two
+        // fits, hence the same volumes.
         let points = triangles.as_flattened();
+        local.clear();
         let (mut lo, mut hi) = (DVec3::INFINITY, DVec3::NEG_INFINITY);
         let (mut minz, mut maxz) = (f64::INFINITY, f64::NEG_INFINITY);
-        for p in points {
+        local.extend(points.iter().map(|p| {
             let u = axes.transpose() * *p;
             lo = lo.min(u);
             hi = hi.max(u);
             minz = minz.min(u.z);
             maxz = maxz.max(u.z);
+            u
+        }));
+        let obb = Obb::centred(axes, lo, hi);
+        let mut e = DVec3::ZERO;
+        let mut sides = RssSides::new(minz, maxz);
+        for (p, u) in points.iter().zip(local.iter()) {
+            e = e.max(obb.local(*p).abs());
+            sides.add(*u);
+        }
+        sides.settle();
+        for u in local.iter() {
+            sides.add_corner(*u);
         }
         Ok(Self(
-            Obb::fit_from_bounds(points, axes, lo, hi),
-            Rss::fit_from_heights(points, axes, minz, maxz),
+            obb.with_measured_extents(e),
+            Rss::finish(points, axes, &sides),
         ))
     }
     fn node_split_axes(&self) -> DMat3 {
@@ -714,6 +747,8 @@ struct Scratch {
     keys: Vec<(f64, u32)>,
     tris: Vec<[DVec3; 3]>,
     ids: Vec<u32>,
+    /// Points in a node's frame, for each child's fit.
+    local: [Vec<DVec3>; 2],
 }
 
 /// A subtree of [`Build::subtree`]: laid out by [`Part::assemble`] once
@@ -933,7 +968,7 @@ impl Build<'_> {
         );
         let (lt, rt) = tris.split_at(mid);
         let (li, ri) = ids.split_at(mid);
-        let fit = |t: &[[DVec3; 3]], i: &[u32]| {
+        let fit = |t: &[[DVec3; 3]], i: &[u32], local: &mut Vec<DVec3>| {
             let axes = self.moments.and_then(|m| {
                 // Up to SMALL_NODE triangles: the frame of the largest one
                 // (longest edge, normal), without an eigen decomposition per
@@ -949,12 +984,13 @@ impl Build<'_> {
                 }
                 moments_frame(m, i)
             });
-            BV::fit_node(t, axes)
+            BV::fit_node(t, axes, local)
         };
+        let [ll, rl] = &mut scratch.local;
         let (bl, br) = if len >= PARALLEL_FIT {
-            rayon::join(|| fit(lt, li), || fit(rt, ri))
+            rayon::join(|| fit(lt, li, ll), || fit(rt, ri, rl))
         } else {
-            (fit(lt, li), fit(rt, ri))
+            (fit(lt, li, ll), fit(rt, ri, rl))
         };
         Ok((mid, bl?, br?))
     }
@@ -1055,6 +1091,7 @@ fn split(
         keys,
         tris: scratch_tris,
         ids: scratch_ids,
+        ..
     } = scratch;
     let len = tris.len();
     // Centroids times 3: the factor changes no order or spread.
