@@ -568,6 +568,8 @@ fn build_nodes<V: NodeVolume>(
     }
     let mut tris: Vec<[DVec3; 3]> = mesh.triangles().collect();
     let mut ids: Vec<u32> = (0..n as u32).collect();
+    let mut spare_tris = vec![[DVec3::ZERO; 3]; n];
+    let mut spare_ids = vec![0; n];
     // The root fit validates every coordinate; the nodes below fit
     // subsets of the same triangles and skip the check.
     let root_bv = V::fit_root(&tris)?;
@@ -578,7 +580,15 @@ fn build_nodes<V: NodeVolume>(
         leaf,
         split: options.split,
     };
-    let part = build.subtree(&mut tris, &mut ids, 0, root_bv, &mut Scratch::default())?;
+    let buf = Buffers {
+        tris: &mut tris,
+        ids: &mut ids,
+        spare_tris: &mut spare_tris,
+        spare_ids: &mut spare_ids,
+        flipped: false,
+    };
+    let part = build.subtree(buf, 0, root_bv, &mut Scratch::default())?;
+    drop((tris, spare_tris, spare_ids));
     Ok((part, root_bv, ids))
 }
 
@@ -741,12 +751,10 @@ struct Pending {
     depth: usize,
 }
 
-/// Reusable buffers of [`split`].
+/// Reusable buffers of [`Build::split_node`].
 #[derive(Default)]
 struct Scratch {
     keys: Vec<(f64, u32)>,
-    tris: Vec<[DVec3; 3]>,
-    ids: Vec<u32>,
     /// Points in a node's frame, for each child's fit.
     local: [Vec<DVec3>; 2],
 }
@@ -836,38 +844,91 @@ impl<BV: Copy> Part<BV> {
     }
 }
 
+/// A node's triangles and ids where they are now (`tris`, `ids`) and the
+/// same range of the other pair of arrays (`spare_*`), into which the split
+/// gathers the children: the two pairs take turns level by level, so no
+/// level copies its triangles back. `flipped` says that the ids are in the
+/// second pair; a leaf then copies its ids into the first, which becomes
+/// the tree's triangle order.
+struct Buffers<'a> {
+    tris: &'a mut [[DVec3; 3]],
+    ids: &'a mut [u32],
+    spare_tris: &'a mut [[DVec3; 3]],
+    spare_ids: &'a mut [u32],
+    flipped: bool,
+}
+
+impl<'a> Buffers<'a> {
+    /// After a split at `mid` (the children in the spare arrays): the
+    /// left and the right child's buffers.
+    fn children(self, mid: usize) -> [Buffers<'a>; 2] {
+        let (lt, rt) = self.spare_tris.split_at_mut(mid);
+        let (li, ri) = self.spare_ids.split_at_mut(mid);
+        let (lst, rst) = self.tris.split_at_mut(mid);
+        let (lsi, rsi) = self.ids.split_at_mut(mid);
+        [
+            Buffers {
+                tris: lt,
+                ids: li,
+                spare_tris: lst,
+                spare_ids: lsi,
+                flipped: !self.flipped,
+            },
+            Buffers {
+                tris: rt,
+                ids: ri,
+                spare_tris: rst,
+                spare_ids: rsi,
+                flipped: !self.flipped,
+            },
+        ]
+    }
+
+    /// A leaf: its ids into the first pair of arrays.
+    fn settle_leaf(self) {
+        if self.flipped {
+            self.spare_ids.copy_from_slice(self.ids);
+        }
+    }
+}
+
 impl Build<'_> {
-    /// Builds the subtree over `tris` / `ids` (positions `offset..` of the
-    /// whole triangle array) whose root volume is `bv`. Returns its nodes,
+    /// Builds the subtree over `buf` (positions `offset..` of the whole
+    /// triangle array) whose root volume is `bv`. Returns its nodes,
     /// root first, child indices local to the returned vector, and its
     /// depth. Large subtrees build their two halves in parallel and lay out
     /// the nodes as: root, the two child roots, the rest of the left
     /// subtree, the rest of the right one.
     fn subtree<BV: NodeVolume>(
         &self,
-        tris: &mut [[DVec3; 3]],
-        ids: &mut [u32],
+        buf: Buffers<'_>,
         offset: usize,
         bv: BV,
         scratch: &mut Scratch,
     ) -> Result<Part<BV>, FitError> {
-        if tris.len() < PARALLEL_BUILD {
-            let (nodes, depth) = self.serial(tris, ids, offset, bv, scratch)?;
+        if buf.tris.len() < PARALLEL_BUILD {
+            let (nodes, depth) = self.serial(buf, offset, bv, scratch)?;
             return Ok(Part::Serial(nodes, depth));
         }
-        let (mid, bl, br) = self.split_node(tris, ids, &bv, scratch)?;
-        let (lt, rt) = tris.split_at_mut(mid);
-        let (li, ri) = ids.split_at_mut(mid);
+        let (mid, bl, br) = self.split_node(
+            buf.tris,
+            buf.ids,
+            buf.spare_tris,
+            buf.spare_ids,
+            &bv,
+            scratch,
+        )?;
+        let [lb, rb] = buf.children(mid);
         let (left, right) = if rayon::current_num_threads() > 1 {
             rayon::join(
-                || self.subtree(lt, li, offset, bl, scratch),
-                || self.subtree(rt, ri, offset + mid, br, &mut Scratch::default()),
+                || self.subtree(lb, offset, bl, scratch),
+                || self.subtree(rb, offset + mid, br, &mut Scratch::default()),
             )
         } else {
             // One thread: one set of buffers for the whole build.
             (
-                self.subtree(lt, li, offset, bl, scratch),
-                self.subtree(rt, ri, offset + mid, br, scratch),
+                self.subtree(lb, offset, bl, scratch),
+                self.subtree(rb, offset + mid, br, scratch),
             )
         };
         let (left, right) = (left?, right?);
@@ -883,13 +944,19 @@ impl Build<'_> {
     /// the triangle array.
     fn serial<BV: NodeVolume>(
         &self,
-        tris: &mut [[DVec3; 3]],
-        ids: &mut [u32],
+        buf: Buffers<'_>,
         offset: usize,
         bv: BV,
         scratch: &mut Scratch,
     ) -> Result<(Vec<BvhNode<BV>>, usize), FitError> {
-        let n = tris.len();
+        let Buffers {
+            tris: ta,
+            ids: ia,
+            spare_tris: tb,
+            spare_ids: ib,
+            flipped,
+        } = buf;
+        let n = ta.len();
         // A binary tree with ⌈n / leaf⌉ or more leaves has fewer than 2n
         // nodes; reserving avoids regrowth on large meshes.
         let mut nodes = Vec::with_capacity(2 * n.div_ceil(self.leaf));
@@ -899,28 +966,56 @@ impl Build<'_> {
             count: 0,
         });
         let mut depth = 0;
-        let mut stack = vec![Pending {
-            node: 0,
-            range: 0..n,
-            depth: 0,
-        }];
-        while let Some(Pending {
-            node,
-            range,
-            depth: d,
-        }) = stack.pop()
+        // With each node: whether its triangles are in `tb` / `ib`.
+        let mut stack = vec![(
+            Pending {
+                node: 0,
+                range: 0..n,
+                depth: 0,
+            },
+            false,
+        )];
+        while let Some((
+            Pending {
+                node,
+                range,
+                depth: d,
+            },
+            turned,
+        )) = stack.pop()
         {
             depth = depth.max(d);
             let len = range.len();
+            let r = range.clone();
+            let here = if turned {
+                Buffers {
+                    tris: &mut tb[r.clone()],
+                    ids: &mut ib[r.clone()],
+                    spare_tris: &mut ta[r.clone()],
+                    spare_ids: &mut ia[r],
+                    flipped: !flipped,
+                }
+            } else {
+                Buffers {
+                    tris: &mut ta[r.clone()],
+                    ids: &mut ia[r.clone()],
+                    spare_tris: &mut tb[r.clone()],
+                    spare_ids: &mut ib[r],
+                    flipped,
+                }
+            };
             if len <= self.leaf {
+                here.settle_leaf();
                 nodes[node].index = (offset + range.start) as u32;
                 nodes[node].count = len as u32;
                 continue;
             }
             let bv = nodes[node].bv;
             let (mid, bl, br) = self.split_node(
-                &mut tris[range.clone()],
-                &mut ids[range.clone()],
+                here.tris,
+                here.ids,
+                here.spare_tris,
+                here.spare_ids,
                 &bv,
                 scratch,
             )?;
@@ -934,26 +1029,35 @@ impl Build<'_> {
             }
             nodes[node].index = first as u32;
             // Right pushed first: the left subtree is finished first.
-            stack.push(Pending {
-                node: first + 1,
-                range: range.start + mid..range.end,
-                depth: d + 1,
-            });
-            stack.push(Pending {
-                node: first,
-                range: range.start..range.start + mid,
-                depth: d + 1,
-            });
+            stack.push((
+                Pending {
+                    node: first + 1,
+                    range: range.start + mid..range.end,
+                    depth: d + 1,
+                },
+                !turned,
+            ));
+            stack.push((
+                Pending {
+                    node: first,
+                    range: range.start..range.start + mid,
+                    depth: d + 1,
+                },
+                !turned,
+            ));
         }
         Ok((nodes, depth))
     }
 
-    /// Splits one node's triangles (see [`split`]) and fits its two
-    /// children; large ones on two threads.
+    /// Splits one node's triangles from `tris` / `ids` into `to_tris` /
+    /// `to_ids` (see [`split`]) and fits its two children; large ones on
+    /// two threads.
     fn split_node<BV: NodeVolume>(
         &self,
-        tris: &mut [[DVec3; 3]],
-        ids: &mut [u32],
+        tris: &[[DVec3; 3]],
+        ids: &[u32],
+        to_tris: &mut [[DVec3; 3]],
+        to_ids: &mut [u32],
         bv: &BV,
         scratch: &mut Scratch,
     ) -> Result<(usize, BV, BV), FitError> {
@@ -961,13 +1065,15 @@ impl Build<'_> {
         let mid = split(
             tris,
             ids,
+            to_tris,
+            to_ids,
             bv.node_split_axes(),
             self.split,
             self.leaf,
-            scratch,
+            &mut scratch.keys,
         );
-        let (lt, rt) = tris.split_at(mid);
-        let (li, ri) = ids.split_at(mid);
+        let (lt, rt) = to_tris.split_at(mid);
+        let (li, ri) = to_ids.split_at(mid);
         let fit = |t: &[[DVec3; 3]], i: &[u32], local: &mut Vec<DVec3>| {
             let axes = self.moments.and_then(|m| {
                 // Up to SMALL_NODE triangles: the frame of the largest one
@@ -1077,22 +1183,19 @@ fn moments_frame(moments: &[[f64; 10]], ids: &[u32]) -> Option<DMat3> {
     Some(fit::principal_frame(c))
 }
 
-/// Reorders `tris` / `ids` so that the first `mid` triangles go left, and
-/// returns `mid` (`0 < mid < len`).
+/// Writes `tris` / `ids` reordered into `to_tris` / `to_ids` so that the
+/// first `mid` triangles go left, and returns `mid` (`0 < mid < len`).
+#[allow(clippy::too_many_arguments)]
 fn split(
-    tris: &mut [[DVec3; 3]],
-    ids: &mut [u32],
+    tris: &[[DVec3; 3]],
+    ids: &[u32],
+    to_tris: &mut [[DVec3; 3]],
+    to_ids: &mut [u32],
     axes: DMat3,
     rule: SplitRule,
     leaf: usize,
-    scratch: &mut Scratch,
+    keys: &mut Vec<(f64, u32)>,
 ) -> usize {
-    let Scratch {
-        keys,
-        tris: scratch_tris,
-        ids: scratch_ids,
-        ..
-    } = scratch;
     let len = tris.len();
     // Centroids times 3: the factor changes no order or spread.
     let (mut lo, mut hi) = (DVec3::INFINITY, DVec3::NEG_INFINITY);
@@ -1144,12 +1247,10 @@ fn split(
         // the selection cannot panic.
         keys.select_nth_unstable_by(mid, |a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
     }
-    scratch_tris.clear();
-    scratch_ids.clear();
-    scratch_tris.extend(keys.iter().map(|&(_, i)| tris[i as usize]));
-    scratch_ids.extend(keys.iter().map(|&(_, i)| ids[i as usize]));
-    tris.copy_from_slice(scratch_tris);
-    ids.copy_from_slice(scratch_ids);
+    for ((t, i), &(_, k)) in to_tris.iter_mut().zip(to_ids.iter_mut()).zip(keys.iter()) {
+        *t = tris[k as usize];
+        *i = ids[k as usize];
+    }
     mid
 }
 
