@@ -59,7 +59,7 @@
 use std::sync::{Arc, OnceLock};
 
 use crate::bv::{Aabb, Lss, Obb, Rss, Sphere};
-use crate::bvh::{Bvh, BvhOptions, SplitRule};
+use crate::bvh::{Bvh, BvhOptions, SplitRule, build_obb_rss};
 use crate::dynamic::{
     DynamicHierarchyOptions, DynamicLinkHierarchy, EnvironmentHierarchy, LinkGroups,
 };
@@ -167,11 +167,20 @@ impl LinkGeometry {
                 BvhOptions::default().with_max_leaf_triangles(RSS_LEAF_TRIANGLES),
             )
         };
+        // With the same options (large meshes) both trees split alike and
+        // are built in one pass; the result is the same as two builds.
+        let (obb_tree, rss_tree) = if obb_options == rss_options {
+            build_obb_rss(&mesh, &obb_options).map_err(named)?
+        } else {
+            (
+                Bvh::<Obb>::build(&mesh, &obb_options).map_err(named)?,
+                Bvh::<Rss>::build(&mesh, &rss_options).map_err(named)?,
+            )
+        };
+        let (obb_tree, rss_tree) = (Arc::new(obb_tree), Arc::new(rss_tree));
         // The root of the OBB tree is `Obb::from_triangles` of the whole
         // mesh, the link's OBB: fitted once.
-        let obb_tree = Arc::new(Bvh::<Obb>::build(&mesh, &obb_options).map_err(named)?);
         let obb = obb_tree.root().bv;
-        let rss_tree = Arc::new(Bvh::<Rss>::build(&mesh, &rss_options).map_err(named)?);
         let topology = MeshTopology::new(&mesh);
         // The topology already checked closedness and orientation, the
         // test `mass_properties` would repeat.

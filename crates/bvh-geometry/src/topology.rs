@@ -39,8 +39,8 @@
 
 use glam::DVec3;
 
+use crate::GeometryError;
 use crate::mesh::TriMesh;
-use crate::{GeometryError, mass::check_closed};
 
 /// Closedness and connected components of one mesh (see the
 /// [module docs](self)).
@@ -63,7 +63,7 @@ impl MeshTopology {
     pub fn new(mesh: &TriMesh) -> Self {
         let (components, balls) = component_triangles(mesh);
         Self {
-            closed: check_closed(mesh.indices()).is_ok(),
+            closed: is_closed(mesh.indices(), mesh.num_vertices()),
             components,
             balls,
             triangles: mesh.num_triangles(),
@@ -162,6 +162,50 @@ fn component_triangles(mesh: &TriMesh) -> (Vec<u32>, Vec<(DVec3, f64)>) {
 }
 
 /// The root of `i`'s set, halving the path on the way.
+/// Whether every edge is used by exactly two triangles in opposite
+/// directions (the test of `TriMesh::mass_properties`), decided without
+/// hashing: the directed edges are grouped by their first vertex (a
+/// counting sort) and sorted within each group, then each edge `a → b`
+/// must occur once in `a`'s group and its reverse once in `b`'s. An edge
+/// from a vertex to itself is never matched, as in the mass test.
+fn is_closed(indices: &[[u32; 3]], num_vertices: usize) -> bool {
+    let mut start = vec![0usize; num_vertices + 1];
+    for tri in indices {
+        for k in 0..3 {
+            let (a, b) = (tri[k], tri[(k + 1) % 3]);
+            if a == b {
+                return false;
+            }
+            start[a as usize + 1] += 1;
+        }
+    }
+    for v in 0..num_vertices {
+        start[v + 1] += start[v];
+    }
+    let mut next = start.clone();
+    let mut targets = vec![0u32; start[num_vertices]];
+    for tri in indices {
+        for k in 0..3 {
+            let a = tri[k] as usize;
+            targets[next[a]] = tri[(k + 1) % 3];
+            next[a] += 1;
+        }
+    }
+    drop(next);
+    for v in 0..num_vertices {
+        targets[start[v]..start[v + 1]].sort_unstable();
+    }
+    let group = |v: u32| &targets[start[v as usize]..start[v as usize + 1]];
+    (0..num_vertices).all(|a| {
+        let out = group(a as u32);
+        // Sorted: a repeated edge is a repeated neighbour.
+        out.windows(2).all(|w| w[0] != w[1])
+            && out
+                .iter()
+                .all(|&b| group(b).binary_search(&(a as u32)).is_ok())
+    })
+}
+
 fn find(parent: &mut [u32], mut i: u32) -> u32 {
     while parent[i as usize] != i {
         let grand = parent[parent[i as usize] as usize];
@@ -228,5 +272,38 @@ mod tests {
         let t = tetra(0).map(|[a, b, c]| [a, c, b]).to_vec();
         let m = TriMesh::new(v, t).unwrap();
         assert!(MeshTopology::new(&m).is_closed());
+    }
+
+    /// The sorted-group test agrees with the hashing test of the mass
+    /// properties on random index lists over a few vertices (repeated,
+    /// flipped and degenerate edges included) and on closed meshes with one
+    /// face changed.
+    #[test]
+    fn closedness_agrees_with_the_mass_test() {
+        use crate::mass::check_closed;
+        use proptest::prelude::*;
+        use proptest::test_runner::{Config, TestRunner};
+        let tri = (0..6u32, 0..6u32, 0..6u32).prop_map(|(a, b, c)| [a, b, c]);
+        let mut runner = TestRunner::new(Config::with_cases(4000));
+        runner
+            .run(&prop::collection::vec(tri, 0..10), |t| {
+                prop_assert_eq!(is_closed(&t, 6), check_closed(&t).is_ok(), "{:?}", t);
+                Ok(())
+            })
+            .unwrap();
+        let mut closed = tetra(0).to_vec();
+        closed.extend(tetra(4));
+        assert!(is_closed(&closed, 8) && check_closed(&closed).is_ok());
+        for k in 0..closed.len() {
+            for change in [[0, 2, 1], [0, 0, 1], [1, 1, 1]] {
+                let mut t = closed.clone();
+                let f = t[k];
+                t[k] = change.map(|i| f[i]);
+                assert_eq!(is_closed(&t, 8), check_closed(&t).is_ok(), "{t:?}");
+            }
+            let mut doubled = closed.clone();
+            doubled.push(closed[k]);
+            assert_eq!(is_closed(&doubled, 8), check_closed(&doubled).is_ok());
+        }
     }
 }

@@ -71,6 +71,7 @@ pub use aabb::Aabb;
 pub use lss::{Capsule, Lss};
 pub use obb::Obb;
 pub use rss::Rss;
+pub(crate) use rss::RssSides;
 pub use sphere::Sphere;
 
 /// Largest accepted coordinate magnitude of fitting input: squares of

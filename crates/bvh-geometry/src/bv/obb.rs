@@ -75,16 +75,36 @@ impl Obb {
             lo = lo.min(u);
             hi = hi.max(u);
         }
-        let mut obb = Self::new(axes * (0.5 * (lo + hi)), axes, DVec3::ZERO);
+        Self::fit_from_bounds(points, axes, lo, hi)
+    }
+
+    /// [`Obb::fit_unchecked`] after its first pass: `lo` and `hi` are the
+    /// component-wise extremes of `axes.transpose() * p` over `points`.
+    pub(crate) fn fit_from_bounds(points: &[DVec3], axes: DMat3, lo: DVec3, hi: DVec3) -> Self {
+        let obb = Self::centred(axes, lo, hi);
         // The extents are measured with `local`, the arithmetic of
         // `contains_point`, about the final centre: containment is exact in
         // floating point.
         let e = points
             .iter()
             .fold(DVec3::ZERO, |e, p| e.max(obb.local(*p).abs()));
-        obb.half_extents = e + DVec3::splat(Self::exact_slack(axes, e.max_element()));
-        obb.half_extents = obb.half_extents.map(f64::next_up);
-        obb
+        obb.with_measured_extents(e)
+    }
+
+    /// The fit's box of zero extents at the centre of the bounds `lo`,
+    /// `hi` of the points' coordinates in `axes`.
+    #[inline]
+    pub(crate) fn centred(axes: DMat3, lo: DVec3, hi: DVec3) -> Self {
+        Self::new(axes * (0.5 * (lo + hi)), axes, DVec3::ZERO)
+    }
+
+    /// The fitted box from [`Obb::centred`] and the largest `|local(p)|`
+    /// over the points (component-wise, from zero): widened for rounding.
+    #[inline]
+    pub(crate) fn with_measured_extents(mut self, e: DVec3) -> Self {
+        self.half_extents = e + DVec3::splat(Self::exact_slack(self.axes, e.max_element()));
+        self.half_extents = self.half_extents.map(f64::next_up);
+        self
     }
 
     /// How much the measured extents `e` (largest `m`) are widened so that

@@ -47,7 +47,7 @@ use core::ops::Range;
 
 use glam::{DAffine3, DMat3, DVec3};
 
-use crate::bv::{Aabb, BoundingVolume, FitError, Obb, Rss, Sphere, fit};
+use crate::bv::{Aabb, BoundingVolume, FitError, Obb, Rss, RssSides, Sphere, fit};
 use crate::{GeometryError, TriMesh};
 
 /// Nodes with at least this many triangles fit their two children on two
@@ -399,38 +399,11 @@ impl<BV: BvhVolume> Bvh<BV> {
     /// [`GeometryError::BoundingVolumeFit`] when a coordinate exceeds
     /// [`crate::bv::MAX_COORDINATE`].
     pub fn build(mesh: &TriMesh, options: &BvhOptions) -> Result<Self, GeometryError> {
-        let leaf = options.max_leaf_triangles;
-        if !(1..=MAX_LEAF_TRIANGLES).contains(&leaf) {
-            return Err(GeometryError::InvalidParameter {
-                name: "max_leaf_triangles",
-                value: leaf as f64,
-                why: "must be 1 to 4",
-            });
-        }
-        let n = mesh.num_triangles();
-        if u32::try_from(n).is_err() {
-            return Err(GeometryError::TooManyTriangles { count: n });
-        }
-        let mut tris: Vec<[DVec3; 3]> = mesh.triangles().collect();
-        let mut ids: Vec<u32> = (0..n as u32).collect();
-        // The root fit validates every coordinate; the nodes below fit
-        // subsets of the same triangles and skip the check.
-        let root_bv = BV::from_triangles(&tris)?;
-        // Per-triangle area moments, summed per node for oriented volumes.
-        let moments = BV::ORIENTED.then(|| triangle_moments(&tris));
-        let build = Build {
-            moments: moments.as_deref(),
-            leaf,
-            split: options.split,
-        };
-        let (mut nodes, depth) = build.subtree(&mut tris, &mut ids, 0, root_bv)?;
-        // The serial builder reserves for leaves of one triangle at worst
-        // half full; give back what the tree does not use.
-        nodes.shrink_to_fit();
+        let (part, root, triangles) = build_nodes::<BV>(mesh, options)?;
         Ok(Self {
-            nodes,
-            triangles: ids,
-            depth,
+            nodes: part.to_nodes(&root, &|bv| *bv),
+            triangles,
+            depth: part.depth(),
         })
     }
 
@@ -575,6 +548,182 @@ impl<BV> Bvh<BV> {
     }
 }
 
+/// The built tree, its root volume and its triangle order over `mesh`,
+/// with nodes holding `V` (one volume, or [`ObbRss`] built in one pass).
+fn build_nodes<V: NodeVolume>(
+    mesh: &TriMesh,
+    options: &BvhOptions,
+) -> Result<(Part<V>, V, Vec<u32>), GeometryError> {
+    let leaf = options.max_leaf_triangles;
+    if !(1..=MAX_LEAF_TRIANGLES).contains(&leaf) {
+        return Err(GeometryError::InvalidParameter {
+            name: "max_leaf_triangles",
+            value: leaf as f64,
+            why: "must be 1 to 4",
+        });
+    }
+    let n = mesh.num_triangles();
+    if u32::try_from(n).is_err() {
+        return Err(GeometryError::TooManyTriangles { count: n });
+    }
+    let mut tris: Vec<[DVec3; 3]> = mesh.triangles().collect();
+    let mut ids: Vec<u32> = (0..n as u32).collect();
+    let mut spare_tris = vec![[DVec3::ZERO; 3]; n];
+    let mut spare_ids = vec![0; n];
+    // The root fit validates every coordinate; the nodes below fit
+    // subsets of the same triangles and skip the check.
+    let root_bv = V::fit_root(&tris)?;
+    // Per-triangle area moments, summed per node for oriented volumes.
+    let moments = V::ORIENTED.then(|| triangle_moments(&tris));
+    let build = Build {
+        moments: moments.as_deref(),
+        leaf,
+        split: options.split,
+    };
+    let buf = Buffers {
+        tris: &mut tris,
+        ids: &mut ids,
+        spare_tris: &mut spare_tris,
+        spare_ids: &mut spare_ids,
+        flipped: false,
+    };
+    let part = build.subtree(buf, 0, root_bv, &mut Scratch::default())?;
+    drop((tris, spare_tris, spare_ids));
+    Ok((part, root_bv, ids))
+}
+
+/// Builds an OBB and an RSS hierarchy with the same options in one pass:
+/// both volumes take the node's frame as given, so both builds would split
+/// every node along the same axes at the same place; the pass splits once,
+/// sums the moments and decomposes each node's covariance once, and fits
+/// both volumes. The two hierarchies are exactly those of two
+/// [`Bvh::build`] calls.
+///
+/// # Errors
+/// As [`Bvh::build`].
+pub(crate) fn build_obb_rss(
+    mesh: &TriMesh,
+    options: &BvhOptions,
+) -> Result<(Bvh<Obb>, Bvh<Rss>), GeometryError> {
+    let (part, root, triangles) = build_nodes::<ObbRss>(mesh, options)?;
+    let obb = part.to_nodes(&root, &|bv| bv.0);
+    let rss = part.to_nodes(&root, &|bv| bv.1);
+    let depth = part.depth();
+    Ok((
+        Bvh {
+            nodes: obb,
+            triangles: triangles.clone(),
+            depth,
+        },
+        Bvh {
+            nodes: rss,
+            triangles,
+            depth,
+        },
+    ))
+}
+
+/// What a node of the builder holds: one [`BvhVolume`], or a [`Pair`] of
+/// two built together.
+trait NodeVolume: Copy + Send + Sync {
+    /// Whether some volume wants the node's principal frame.
+    const ORIENTED: bool;
+    /// The root's volume(s), validating every coordinate.
+    fn fit_root(triangles: &[[DVec3; 3]]) -> Result<Self, FitError>;
+    /// A node's volume(s) with its frame, as [`BvhVolume::fit_validated`];
+    /// `local` is a buffer to reuse.
+    fn fit_node(
+        triangles: &[[DVec3; 3]],
+        axes: Option<DMat3>,
+        local: &mut Vec<DVec3>,
+    ) -> Result<Self, FitError>;
+    /// The candidate split directions, as [`BvhVolume::split_axes`].
+    fn node_split_axes(&self) -> DMat3;
+}
+
+impl<BV: BvhVolume> NodeVolume for BV {
+    const ORIENTED: bool = BV::ORIENTED;
+    fn fit_root(triangles: &[[DVec3; 3]]) -> Result<Self, FitError> {
+        BV::from_triangles(triangles)
+    }
+    fn fit_node(
+        triangles: &[[DVec3; 3]],
+        axes: Option<DMat3>,
+        _: &mut Vec<DVec3>,
+    ) -> Result<Self, FitError> {
+        BV::fit_validated(triangles, axes, sealed::Validated(()))
+    }
+    fn node_split_axes(&self) -> DMat3 {
+        self.split_axes()
+    }
+}
+
+/// The OBB and the RSS of one node, built together: both take the node's
+/// frame as given, so the OBB's axes are the RSS's, and the first pass of
+/// the two fits (the points' coordinates in the frame) is shared.
+#[derive(Debug, Clone, Copy)]
+struct ObbRss(Obb, Rss);
+
+impl NodeVolume for ObbRss {
+    const ORIENTED: bool = true;
+    fn fit_root(triangles: &[[DVec3; 3]]) -> Result<Self, FitError> {
+        // `Obb::from_triangles` and `Rss::from_triangles`, validating and
+        // decomposing the covariance once for both.
+        fit::validate_triangles(triangles)?;
+        let axes = fit::principal_frame(fit::covariance_triangles(triangles));
+        let points = triangles.as_flattened();
+        Ok(Self(
+            Obb::fit_unchecked(points, axes),
+            Rss::fit_unchecked(points, axes),
+        ))
+    }
+    fn fit_node(
+        triangles: &[[DVec3; 3]],
+        axes: Option<DMat3>,
+        local: &mut Vec<DVec3>,
+    ) -> Result<Self, FitError> {
+        let Some(axes) = axes else {
+            return Ok(Self(
+                Obb::fit_node(triangles, None, local)?,
+                Rss::fit_node(triangles, None, local)?,
+            ));
+        };
+        // The passes of both fits, interleaved, with each point's
+        // coordinates in the frame computed once: the arithmetic of the two
+        // fits, hence the same volumes.
+        let points = triangles.as_flattened();
+        local.clear();
+        let (mut lo, mut hi) = (DVec3::INFINITY, DVec3::NEG_INFINITY);
+        let (mut minz, mut maxz) = (f64::INFINITY, f64::NEG_INFINITY);
+        local.extend(points.iter().map(|p| {
+            let u = axes.transpose() * *p;
+            lo = lo.min(u);
+            hi = hi.max(u);
+            minz = minz.min(u.z);
+            maxz = maxz.max(u.z);
+            u
+        }));
+        let obb = Obb::centred(axes, lo, hi);
+        let mut e = DVec3::ZERO;
+        let mut sides = RssSides::new(minz, maxz);
+        for (p, u) in points.iter().zip(local.iter()) {
+            e = e.max(obb.local(*p).abs());
+            sides.add(*u);
+        }
+        sides.settle();
+        for u in local.iter() {
+            sides.add_corner(*u);
+        }
+        Ok(Self(
+            obb.with_measured_extents(e),
+            Rss::finish(points, axes, &sides),
+        ))
+    }
+    fn node_split_axes(&self) -> DMat3 {
+        self.0.split_axes()
+    }
+}
+
 /// Subtrees of at least this many triangles build their two halves on two
 /// threads (the tree does not depend on the thread count).
 const PARALLEL_BUILD: usize = 16_384;
@@ -602,70 +751,212 @@ struct Pending {
     depth: usize,
 }
 
-/// Reusable buffers of [`split`].
+/// Reusable buffers of [`Build::split_node`].
 #[derive(Default)]
 struct Scratch {
     keys: Vec<(f64, u32)>,
-    tris: Vec<[DVec3; 3]>,
-    ids: Vec<u32>,
+    /// Points in a node's frame, for each child's fit.
+    local: [Vec<DVec3>; 2],
+}
+
+/// A subtree of [`Build::subtree`]: laid out by [`Part::assemble`] once
+/// the whole tree is built, so that the parallel levels do not copy their
+/// halves' nodes.
+enum Part<BV> {
+    /// Nodes of [`Build::serial`] (root first, child indices local) and the
+    /// depth.
+    Serial(Vec<BvhNode<BV>>, usize),
+    /// A node split on two threads.
+    Split {
+        bv: BV,
+        /// Nodes in the subtree.
+        nodes: usize,
+        depth: usize,
+        halves: Box<[Part<BV>; 2]>,
+    },
+}
+
+impl<BV: Copy> Part<BV> {
+    fn nodes(&self) -> usize {
+        match self {
+            Self::Serial(nodes, _) => nodes.len(),
+            Self::Split { nodes, .. } => *nodes,
+        }
+    }
+
+    fn depth(&self) -> usize {
+        match self {
+            Self::Serial(_, depth) | Self::Split { depth, .. } => *depth,
+        }
+    }
+
+    /// Writes the subtree's root at `out[root]` and appends the rest: for a
+    /// split node its two children's roots, then the rest of the left
+    /// subtree, then the rest of the right one. Each node's volume is
+    /// `volume` of the built one.
+    fn assemble<W: Copy>(
+        &self,
+        out: &mut Vec<BvhNode<W>>,
+        root: usize,
+        volume: &impl Fn(&BV) -> W,
+    ) {
+        match self {
+            Self::Serial(nodes, _) => {
+                // Local index j ≥ 1 lands at base + j.
+                let base = out.len() - 1;
+                let shift = |node: &BvhNode<BV>| BvhNode {
+                    bv: volume(&node.bv),
+                    index: if node.is_leaf() {
+                        node.index
+                    } else {
+                        node.index + base as u32
+                    },
+                    count: node.count,
+                };
+                out[root] = nodes.first().map(shift).unwrap_or(out[root]);
+                out.extend(nodes.iter().skip(1).map(shift));
+            }
+            Self::Split { bv, halves, .. } => {
+                let first = out.len();
+                out[root] = BvhNode {
+                    bv: volume(bv),
+                    index: first as u32,
+                    count: 0,
+                };
+                out.extend([out[root]; 2]);
+                halves[0].assemble(out, first, volume);
+                halves[1].assemble(out, first + 1, volume);
+            }
+        }
+    }
+
+    /// The node array of the whole tree, of exactly its length, with
+    /// `volume` of each built volume.
+    fn to_nodes<W: Copy>(&self, root_bv: &BV, volume: &impl Fn(&BV) -> W) -> Vec<BvhNode<W>> {
+        let mut nodes = Vec::with_capacity(self.nodes());
+        nodes.push(BvhNode {
+            bv: volume(root_bv),
+            index: 0,
+            count: 0,
+        });
+        self.assemble(&mut nodes, 0, volume);
+        nodes
+    }
+}
+
+/// A node's triangles and ids where they are now (`tris`, `ids`) and the
+/// same range of the other pair of arrays (`spare_*`), into which the split
+/// gathers the children: the two pairs take turns level by level, so no
+/// level copies its triangles back. `flipped` says that the ids are in the
+/// second pair; a leaf then copies its ids into the first, which becomes
+/// the tree's triangle order.
+struct Buffers<'a> {
+    tris: &'a mut [[DVec3; 3]],
+    ids: &'a mut [u32],
+    spare_tris: &'a mut [[DVec3; 3]],
+    spare_ids: &'a mut [u32],
+    flipped: bool,
+}
+
+impl<'a> Buffers<'a> {
+    /// After a split at `mid` (the children in the spare arrays): the
+    /// left and the right child's buffers.
+    fn children(self, mid: usize) -> [Buffers<'a>; 2] {
+        let (lt, rt) = self.spare_tris.split_at_mut(mid);
+        let (li, ri) = self.spare_ids.split_at_mut(mid);
+        let (lst, rst) = self.tris.split_at_mut(mid);
+        let (lsi, rsi) = self.ids.split_at_mut(mid);
+        [
+            Buffers {
+                tris: lt,
+                ids: li,
+                spare_tris: lst,
+                spare_ids: lsi,
+                flipped: !self.flipped,
+            },
+            Buffers {
+                tris: rt,
+                ids: ri,
+                spare_tris: rst,
+                spare_ids: rsi,
+                flipped: !self.flipped,
+            },
+        ]
+    }
+
+    /// A leaf: its ids into the first pair of arrays.
+    fn settle_leaf(self) {
+        if self.flipped {
+            self.spare_ids.copy_from_slice(self.ids);
+        }
+    }
 }
 
 impl Build<'_> {
-    /// Builds the subtree over `tris` / `ids` (positions `offset..` of the
-    /// whole triangle array) whose root volume is `bv`. Returns its nodes,
+    /// Builds the subtree over `buf` (positions `offset..` of the whole
+    /// triangle array) whose root volume is `bv`. Returns its nodes,
     /// root first, child indices local to the returned vector, and its
     /// depth. Large subtrees build their two halves in parallel and lay out
     /// the nodes as: root, the two child roots, the rest of the left
     /// subtree, the rest of the right one.
-    fn subtree<BV: BvhVolume>(
+    fn subtree<BV: NodeVolume>(
         &self,
-        tris: &mut [[DVec3; 3]],
-        ids: &mut [u32],
+        buf: Buffers<'_>,
         offset: usize,
         bv: BV,
-    ) -> Result<(Vec<BvhNode<BV>>, usize), FitError> {
-        if tris.len() < PARALLEL_BUILD {
-            return self.serial(tris, ids, offset, bv);
+        scratch: &mut Scratch,
+    ) -> Result<Part<BV>, FitError> {
+        if buf.tris.len() < PARALLEL_BUILD {
+            let (nodes, depth) = self.serial(buf, offset, bv, scratch)?;
+            return Ok(Part::Serial(nodes, depth));
         }
-        let (mid, bl, br) = self.split_node(tris, ids, &bv, &mut Scratch::default())?;
-        let (lt, rt) = tris.split_at_mut(mid);
-        let (li, ri) = ids.split_at_mut(mid);
-        let (left, right) = rayon::join(
-            || self.subtree(lt, li, offset, bl),
-            || self.subtree(rt, ri, offset + mid, br),
-        );
-        let ((left, dl), (right, dr)) = (left?, right?);
-        let nl = left.len();
-        let shift = |mut node: BvhNode<BV>, by: usize| {
-            if !node.is_leaf() {
-                node.index += by as u32;
-            }
-            node
+        let (mid, bl, br) = self.split_node(
+            buf.tris,
+            buf.ids,
+            buf.spare_tris,
+            buf.spare_ids,
+            &bv,
+            scratch,
+        )?;
+        let [lb, rb] = buf.children(mid);
+        let (left, right) = if rayon::current_num_threads() > 1 {
+            rayon::join(
+                || self.subtree(lb, offset, bl, scratch),
+                || self.subtree(rb, offset + mid, br, &mut Scratch::default()),
+            )
+        } else {
+            // One thread: one set of buffers for the whole build.
+            (
+                self.subtree(lb, offset, bl, scratch),
+                self.subtree(rb, offset + mid, br, scratch),
+            )
         };
-        let mut nodes = Vec::with_capacity(1 + nl + right.len());
-        nodes.push(BvhNode {
+        let (left, right) = (left?, right?);
+        Ok(Part::Split {
             bv,
-            index: 1,
-            count: 0,
-        });
-        nodes.push(shift(left[0], 2));
-        nodes.push(shift(right[0], nl + 1));
-        nodes.extend(left[1..].iter().map(|&n| shift(n, 2)));
-        nodes.extend(right[1..].iter().map(|&n| shift(n, nl + 1)));
-        Ok((nodes, 1 + dl.max(dr)))
+            nodes: 1 + left.nodes() + right.nodes(),
+            depth: 1 + left.depth().max(right.depth()),
+            halves: Box::new([left, right]),
+        })
     }
 
     /// [`Build::subtree`] on one thread, depth first: leaves in order along
     /// the triangle array.
-    fn serial<BV: BvhVolume>(
+    fn serial<BV: NodeVolume>(
         &self,
-        tris: &mut [[DVec3; 3]],
-        ids: &mut [u32],
+        buf: Buffers<'_>,
         offset: usize,
         bv: BV,
+        scratch: &mut Scratch,
     ) -> Result<(Vec<BvhNode<BV>>, usize), FitError> {
-        let n = tris.len();
-        let mut scratch = Scratch::default();
+        let Buffers {
+            tris: ta,
+            ids: ia,
+            spare_tris: tb,
+            spare_ids: ib,
+            flipped,
+        } = buf;
+        let n = ta.len();
         // A binary tree with ⌈n / leaf⌉ or more leaves has fewer than 2n
         // nodes; reserving avoids regrowth on large meshes.
         let mut nodes = Vec::with_capacity(2 * n.div_ceil(self.leaf));
@@ -675,30 +966,58 @@ impl Build<'_> {
             count: 0,
         });
         let mut depth = 0;
-        let mut stack = vec![Pending {
-            node: 0,
-            range: 0..n,
-            depth: 0,
-        }];
-        while let Some(Pending {
-            node,
-            range,
-            depth: d,
-        }) = stack.pop()
+        // With each node: whether its triangles are in `tb` / `ib`.
+        let mut stack = vec![(
+            Pending {
+                node: 0,
+                range: 0..n,
+                depth: 0,
+            },
+            false,
+        )];
+        while let Some((
+            Pending {
+                node,
+                range,
+                depth: d,
+            },
+            turned,
+        )) = stack.pop()
         {
             depth = depth.max(d);
             let len = range.len();
+            let r = range.clone();
+            let here = if turned {
+                Buffers {
+                    tris: &mut tb[r.clone()],
+                    ids: &mut ib[r.clone()],
+                    spare_tris: &mut ta[r.clone()],
+                    spare_ids: &mut ia[r],
+                    flipped: !flipped,
+                }
+            } else {
+                Buffers {
+                    tris: &mut ta[r.clone()],
+                    ids: &mut ia[r.clone()],
+                    spare_tris: &mut tb[r.clone()],
+                    spare_ids: &mut ib[r],
+                    flipped,
+                }
+            };
             if len <= self.leaf {
+                here.settle_leaf();
                 nodes[node].index = (offset + range.start) as u32;
                 nodes[node].count = len as u32;
                 continue;
             }
             let bv = nodes[node].bv;
             let (mid, bl, br) = self.split_node(
-                &mut tris[range.clone()],
-                &mut ids[range.clone()],
+                here.tris,
+                here.ids,
+                here.spare_tris,
+                here.spare_ids,
                 &bv,
-                &mut scratch,
+                scratch,
             )?;
             let first = nodes.len();
             for bv in [bl, br] {
@@ -710,34 +1029,52 @@ impl Build<'_> {
             }
             nodes[node].index = first as u32;
             // Right pushed first: the left subtree is finished first.
-            stack.push(Pending {
-                node: first + 1,
-                range: range.start + mid..range.end,
-                depth: d + 1,
-            });
-            stack.push(Pending {
-                node: first,
-                range: range.start..range.start + mid,
-                depth: d + 1,
-            });
+            stack.push((
+                Pending {
+                    node: first + 1,
+                    range: range.start + mid..range.end,
+                    depth: d + 1,
+                },
+                !turned,
+            ));
+            stack.push((
+                Pending {
+                    node: first,
+                    range: range.start..range.start + mid,
+                    depth: d + 1,
+                },
+                !turned,
+            ));
         }
         Ok((nodes, depth))
     }
 
-    /// Splits one node's triangles (see [`split`]) and fits its two
-    /// children; large ones on two threads.
-    fn split_node<BV: BvhVolume>(
+    /// Splits one node's triangles from `tris` / `ids` into `to_tris` /
+    /// `to_ids` (see [`split`]) and fits its two children; large ones on
+    /// two threads.
+    fn split_node<BV: NodeVolume>(
         &self,
-        tris: &mut [[DVec3; 3]],
-        ids: &mut [u32],
+        tris: &[[DVec3; 3]],
+        ids: &[u32],
+        to_tris: &mut [[DVec3; 3]],
+        to_ids: &mut [u32],
         bv: &BV,
         scratch: &mut Scratch,
     ) -> Result<(usize, BV, BV), FitError> {
         let len = tris.len();
-        let mid = split(tris, ids, bv.split_axes(), self.split, self.leaf, scratch);
-        let (lt, rt) = tris.split_at(mid);
-        let (li, ri) = ids.split_at(mid);
-        let fit = |t: &[[DVec3; 3]], i: &[u32]| {
+        let mid = split(
+            tris,
+            ids,
+            to_tris,
+            to_ids,
+            bv.node_split_axes(),
+            self.split,
+            self.leaf,
+            &mut scratch.keys,
+        );
+        let (lt, rt) = to_tris.split_at(mid);
+        let (li, ri) = to_ids.split_at(mid);
+        let fit = |t: &[[DVec3; 3]], i: &[u32], local: &mut Vec<DVec3>| {
             let axes = self.moments.and_then(|m| {
                 // Up to SMALL_NODE triangles: the frame of the largest one
                 // (longest edge, normal), without an eigen decomposition per
@@ -753,12 +1090,13 @@ impl Build<'_> {
                 }
                 moments_frame(m, i)
             });
-            BV::fit_validated(t, axes, sealed::Validated(()))
+            BV::fit_node(t, axes, local)
         };
+        let [ll, rl] = &mut scratch.local;
         let (bl, br) = if len >= PARALLEL_FIT {
-            rayon::join(|| fit(lt, li), || fit(rt, ri))
+            rayon::join(|| fit(lt, li, ll), || fit(rt, ri, rl))
         } else {
-            (fit(lt, li), fit(rt, ri))
+            (fit(lt, li, ll), fit(rt, ri, rl))
         };
         Ok((mid, bl?, br?))
     }
@@ -845,21 +1183,19 @@ fn moments_frame(moments: &[[f64; 10]], ids: &[u32]) -> Option<DMat3> {
     Some(fit::principal_frame(c))
 }
 
-/// Reorders `tris` / `ids` so that the first `mid` triangles go left, and
-/// returns `mid` (`0 < mid < len`).
+/// Writes `tris` / `ids` reordered into `to_tris` / `to_ids` so that the
+/// first `mid` triangles go left, and returns `mid` (`0 < mid < len`).
+#[allow(clippy::too_many_arguments)]
 fn split(
-    tris: &mut [[DVec3; 3]],
-    ids: &mut [u32],
+    tris: &[[DVec3; 3]],
+    ids: &[u32],
+    to_tris: &mut [[DVec3; 3]],
+    to_ids: &mut [u32],
     axes: DMat3,
     rule: SplitRule,
     leaf: usize,
-    scratch: &mut Scratch,
+    keys: &mut Vec<(f64, u32)>,
 ) -> usize {
-    let Scratch {
-        keys,
-        tris: scratch_tris,
-        ids: scratch_ids,
-    } = scratch;
     let len = tris.len();
     // Centroids times 3: the factor changes no order or spread.
     let (mut lo, mut hi) = (DVec3::INFINITY, DVec3::NEG_INFINITY);
@@ -911,12 +1247,10 @@ fn split(
         // the selection cannot panic.
         keys.select_nth_unstable_by(mid, |a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
     }
-    scratch_tris.clear();
-    scratch_ids.clear();
-    scratch_tris.extend(keys.iter().map(|&(_, i)| tris[i as usize]));
-    scratch_ids.extend(keys.iter().map(|&(_, i)| ids[i as usize]));
-    tris.copy_from_slice(scratch_tris);
-    ids.copy_from_slice(scratch_ids);
+    for ((t, i), &(_, k)) in to_tris.iter_mut().zip(to_ids.iter_mut()).zip(keys.iter()) {
+        *t = tris[k as usize];
+        *i = ids[k as usize];
+    }
     mid
 }
 
@@ -1053,6 +1387,52 @@ mod tests {
                             let bv = bvh.nodes()[a].bv;
                             assert!(tris[t as usize].iter().all(|&p| bv.contains_point(p)));
                         }
+                    }
+                }
+            }
+        }
+    }
+
+    fn assert_same_tree<BV: PartialEq + core::fmt::Debug>(a: &Bvh<BV>, b: &Bvh<BV>) {
+        assert_eq!(a.depth, b.depth);
+        assert_eq!(a.triangles, b.triangles);
+        assert_eq!(a.nodes.len(), b.nodes.len());
+        // Bit for bit: `PartialEq` on the volumes' fields.
+        for (i, (x, y)) in a.nodes.iter().zip(&b.nodes).enumerate() {
+            assert_eq!(x, y, "node {i}");
+        }
+        assert_eq!(a.heap_bytes(), b.heap_bytes());
+    }
+
+    /// The one-pass OBB and RSS build gives exactly the trees of two
+    /// builds, for every split rule and leaf size, on meshes below and
+    /// above the parallel threshold, on one thread and on several.
+    #[test]
+    fn obb_and_rss_built_together_equal_their_own_builds() {
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let two = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        for mesh in [grid(9), grid(110)] {
+            for leaf in [1, 4] {
+                for split in [SplitRule::Median, SplitRule::Mean, SplitRule::PackedMedian] {
+                    let o = BvhOptions::default()
+                        .with_max_leaf_triangles(leaf)
+                        .with_split(split);
+                    let obb = Bvh::<Obb>::build(&mesh, &o).unwrap();
+                    let rss = Bvh::<Rss>::build(&mesh, &o).unwrap();
+                    for pool in [&one, &two] {
+                        let (o2, r2) = pool.install(|| build_obb_rss(&mesh, &o)).unwrap();
+                        assert_same_tree(&obb, &o2);
+                        assert_same_tree(&rss, &r2);
+                        assert_same_tree(
+                            &obb,
+                            &pool.install(|| Bvh::<Obb>::build(&mesh, &o)).unwrap(),
+                        );
                     }
                 }
             }
