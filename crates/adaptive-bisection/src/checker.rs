@@ -59,8 +59,9 @@
 //! from `s = 0`; at `s` with bound `η`, a step to `s'` is certified when
 //! `λ(s, s') + pad < η` (Lemma 1 with `η(s') ≥ 0`, M2 Fig. 3b), found from
 //! the ratio `η / λ(s, 1)` and halved until it holds. The pair with the
-//! smallest `s` steps first, so the least `s` over the pairs is a
-//! certified free prefix, never beyond the first collision. The walk uses
+//! smallest `s` steps first, so below the least `s` over the pairs the
+//! segment is certified free (`[0, s)`), and `s` is never beyond the first
+//! collision. The walk uses
 //! the clearance `max(ε, 10⁻⁹ · extent)`: approaching a contact its steps
 //! shrink geometrically, and the floor makes it end.
 //!
@@ -540,7 +541,7 @@ impl<'a> PathChecker<'a> {
 
     /// The first collision along the segment `q_a → q_b` by the one-end
     /// covering walk (M2 §II.E, Fig. 3b): a certified collision-free prefix
-    /// `[0, s]`, `s` never beyond the first collision; see the
+    /// `[0, s)`, `s` never beyond the first collision; see the
     /// [module docs](self). Its budget is [`CheckOptions::max_queue_pops`]
     /// walk steps.
     ///

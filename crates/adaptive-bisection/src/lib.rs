@@ -27,7 +27,7 @@
 //! | query | method | source |
 //! |---|---|---|
 //! | [`PathChecker::check_path`], [`PathChecker::check_segment`] | ADAPTIVE-BISECTION with the static swept-sphere pre-pass, shared forward kinematics, a path queue and a segment cache | M2 §II.B–D, §V |
-//! | [`PathChecker::first_collision`] | one-end covering walk: a certified free prefix `[0, s]` | M2 §II.E, Fig. 3b |
+//! | [`PathChecker::first_collision`] | one-end covering walk: a certified free prefix `[0, s)` | M2 §II.E, Fig. 3b |
 //! | [`PathChecker::check_path_fixed_resolution`] | FIXED-RES-BISECTION, the baseline (no guarantee) | M2 §V.A |
 //!
 //! Not implemented yet: the REFINED variant that bisects per pair of

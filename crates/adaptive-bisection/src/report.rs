@@ -83,9 +83,10 @@ pub struct PathReport {
     /// `certified_free_prefix.0` equals it (always, unless the budget ran
     /// out first).
     pub first_colliding_segment: Option<usize>,
-    /// `(k, s)`: every segment before `k` and segment `k` over `[0, s]` are
-    /// certified collision-free. `(last, 1.0)` for a free path; `s` is `0`
-    /// unless the collision was located
+    /// `(k, s)`: every segment before `k`, and segment `k` at every
+    /// parameter below `s` (`[0, s)`), are certified collision-free;
+    /// `(last, 1.0)` for a free path (then the whole path, end included).
+    /// `s` is `0` (nothing of segment `k`) unless the collision was located
     /// ([`CheckOptions::locate_first_collision`](crate::CheckOptions::locate_first_collision)).
     /// Fixed-resolution checks certify nothing: `(0, 0.0)`.
     pub certified_free_prefix: (usize, f64),
@@ -103,8 +104,9 @@ pub struct SegmentReport {
     /// `Free` (the whole segment is certified), `Collides` (the walk
     /// reached a configuration within the clearance) or `BudgetExhausted`.
     pub status: PathStatus,
-    /// `s`: the segment over `[0, s]` is certified collision-free; `s` is
-    /// at most the parameter of the first collision (1 when free).
+    /// `s`: the segment is certified collision-free at every parameter
+    /// below `s` (`[0, s)`, so `0` certifies nothing); `s` is at most the
+    /// parameter of the first collision. 1 when free (then `[0, 1]`).
     pub certified_free_prefix: f64,
     /// The pair and configuration where the walk stopped, when it collides.
     pub collision: Option<CollisionAt>,
