@@ -8,8 +8,17 @@ use armature_bvh_geometry::DisabledPairs;
 use common::{arm, first_colliding_sample, thin_obstacles};
 use proptest::prelude::*;
 
+/// A report's verdict: status, earliest colliding segment, prefix, and
+/// where the collision was found (segment, bits of `s`).
+type Verdict = (
+    PathStatus,
+    Option<usize>,
+    (usize, f64),
+    Option<(usize, u64)>,
+);
+
 /// A report without its work counters (which the cache changes).
-fn verdict(r: &PathReport) -> (PathStatus, Option<usize>, (usize, f64), Option<(usize, u64)>) {
+fn verdict(r: &PathReport) -> Verdict {
     (
         r.status,
         r.first_colliding_segment,
@@ -159,7 +168,10 @@ fn earliest_colliding_segment_is_named() {
     let (seg, s) = r.certified_free_prefix;
     assert_eq!(seg, 1);
     let k = first_colliding_sample(&body, &obstacles, true, waypoints[1], waypoints[2]).unwrap();
-    assert!(s > 0.0 && s <= k as f64 / common::SAMPLES as f64, "prefix {s}");
+    assert!(
+        s > 0.0 && s <= k as f64 / common::SAMPLES as f64,
+        "prefix {s}"
+    );
     // The free first segment alone is free, from the cache.
     let first = checker.check_path(&waypoints[..2]).unwrap();
     assert_eq!(first.status, PathStatus::Free);
