@@ -525,7 +525,9 @@ impl<'a> PathChecker<'a> {
                     let walk =
                         self.first_collision(waypoints[j].as_ref(), waypoints[j + 1].as_ref())?;
                     stats.add(&walk.stats);
-                    s = walk.certified_free_prefix;
+                    // The walk's clearance is at least ε, so it may certify
+                    // past the configuration bisection found within ε.
+                    s = collision.map_or(0.0, |c| walk.certified_free_prefix.min(c.s));
                 }
                 (j, s)
             }
@@ -1049,7 +1051,6 @@ impl Scene<'_> {
         let mut q = vec![0.0; tree.nq()];
         let mut poses = vec![DAffine3::IDENTITY; tree.len()];
         let mut q_s = work.nodes[start].q.clone();
-        let mut poses_s = work.nodes[start].poses.clone();
         let mut s_cached = 0.0_f64;
         while let Some(&(Reverse(TopKey(s)), Reverse(p), eta_bits)) = heap.peek() {
             if s >= 1.0 {
@@ -1063,8 +1064,7 @@ impl Scene<'_> {
             let eta = f64::from_bits(eta_bits);
             let pair = self.pairs[p as usize];
             if s.to_bits() != s_cached.to_bits() {
-                work.motion.poses_at(tree, s, &mut q_s, &mut poses_s)?;
-                stats.forward_kinematics += 1;
+                work.motion.config_at(tree, s, &mut q_s)?;
                 s_cached = s;
             }
             let to_end = self.pair_lambda(pair, &q_s, &work.nodes[end].q)?;
