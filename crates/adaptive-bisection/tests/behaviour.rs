@@ -242,3 +242,24 @@ fn fixed_resolution_can_miss_what_adaptive_finds() {
     assert_eq!(fine.first_colliding_segment, Some(0));
     assert!(fine.stats.discrete_checks > 0);
 }
+
+/// Disabled pairs are never tested, by the same type the other pipelines
+/// take; the checker can move to another thread.
+#[test]
+fn disabled_pairs_are_skipped() {
+    fn assert_send<T: Send>(_: &T) {}
+    let body = arm();
+    let obstacles = thin_obstacles();
+    let (qa, qb) = ([-0.6, 0.0, 0.0], [-2.6, 0.0, 0.0]);
+    let mut disabled = DisabledPairs::new();
+    for link in 1..4 {
+        disabled.disable_link_obstacle(link, 0);
+    }
+    let mut c = PathChecker::new(&body, &obstacles, &disabled, &CheckOptions::default()).unwrap();
+    assert_send(&c);
+    assert_eq!(c.pair_count(), 7);
+    assert_eq!(c.check_segment(&qa, &qb).unwrap().status, PathStatus::Free);
+    let only_plate = [obstacles[0].clone()];
+    assert!(first_colliding_sample(&body, &only_plate, true, &qa, &qb).is_some());
+    assert!(first_colliding_sample(&body, &obstacles[1..], true, &qa, &qb).is_none());
+}

@@ -58,6 +58,18 @@ fn check_one(
             s_hit
         );
     }
+    // A clearance never makes a colliding segment free either.
+    let mut coarse = PathChecker::new(
+        body,
+        obstacles,
+        &DisabledPairs::new(),
+        &options.with_clearance(0.02),
+    )
+    .unwrap();
+    let with_clearance = coarse.check_segment(qa, qb).unwrap();
+    if hit.is_some() {
+        prop_assert_ne!(with_clearance.status, PathStatus::Free);
+    }
     if report.status == PathStatus::Free {
         prop_assert_eq!(report.certified_free_prefix, (0, 1.0));
     }
