@@ -956,6 +956,25 @@ impl Scene<'_> {
             work.verdict = Verdict::Stuck;
             return Ok(());
         }
+        let split = self.split(work, e, sm, ws, stats);
+        if split.is_err() {
+            // The entry goes back: a cached segment never loses work it
+            // still owes (it would be answered free without it).
+            work.queue.push(e);
+        }
+        split
+    }
+
+    /// Step 2.2 of M2 Fig. 2 for an entry that fails Lemma 1: the
+    /// midpoint's distance, then a collision or both halves queued.
+    fn split(
+        &self,
+        work: &mut SegmentWork,
+        e: Entry,
+        sm: f64,
+        ws: &mut Workspaces,
+        stats: &mut PathStats,
+    ) -> Result<(), BisectionError> {
         let pair = self.pairs[e.pair as usize];
         let [i0, im, i1] = [
             self.node(work, e.s0, stats)?,
