@@ -16,6 +16,12 @@
 //! segment as [`PathStatus::Collides`], else both halves go back into the
 //! queue. A segment whose queue empties is free.
 //!
+//! - *Refined η.* GREEDY-DIST stops at bounding volumes that are apart, so
+//!   two volumes that nearly touch give a bound near 0 for meshes far apart
+//!   (M2 Fig. 5), and with `ε = 0` bisection would split down to rounding
+//!   there. A positive bound below `10⁻³ · extent` is therefore retried
+//!   with that clearance (then 64 times less, down to `ε`), which refines
+//!   those volumes; the larger bound is kept (see `Scene::eta`).
 //! - *Shared kinematics.* Midpoints are dyadic parameters, the same for
 //!   every pair, so each configuration's forward kinematics is computed
 //!   once per segment and cached with its parameter (M2 §II.E, §V).
@@ -49,11 +55,17 @@
 //! lower bound on the surface distance (GREEDY-DIST's contract), λ an
 //! upper bound on every point's curve length (the kinematics contract), so
 //! no configuration of the segment has touching surfaces, and the end
-//! configurations' containment tests exclude a part inside a solid. The
-//! bound `pad = 10⁻¹² · extent` (extent: the largest distance from the
-//! origin a linked object reaches) absorbs the rounding of the sub-segment
-//! end configurations, which are computed from `q_a`, `q_b` and a dyadic
-//! parameter (joint values of moderate magnitude assumed).
+//! configurations' containment tests exclude a part inside a solid.
+//! Rounding is absorbed by `pad = 2m`, `m` a bound on how far rounding
+//! displaces the pair's objects: the sub-segment end configurations are
+//! computed as `q_a + s (q_b − q_a)`, each value within `u (3 + R) |Δ|`
+//! of the exact one (`u = 2⁻⁵³`, `R` the largest `|q| / |Δ|` over the
+//! moving values), which moves the objects by at most that fraction of
+//! the pair's λ over the segment; forward kinematics and the distance
+//! bounds add `10⁻¹³ · extent` (extent: the largest distance from the
+//! origin a linked object reaches). Lemma 1's argument with
+//! `λ + 2m < η0 + η1` shows a distance above `m` along the computed
+//! sub-segment, hence a positive one along the exact segment.
 //!
 //! **One-end covering** ([`PathChecker::first_collision`]): each pair walks
 //! from `s = 0`; at `s` with bound `η`, a step to `s'` is certified when
@@ -86,8 +98,16 @@ use glam::{DAffine3, DVec3};
 use crate::error::BisectionError;
 use crate::report::{CollisionAt, Object, PathReport, PathStats, PathStatus, SegmentReport};
 
-/// Relative size of the absolute pad on Lemma 1 (times the scene extent).
-const PAD: f64 = 1e-12;
+/// Absolute part of the pad on Lemma 1, relative to the scene extent:
+/// the rounding of forward kinematics and of the distance bounds, a few
+/// ulps per link of a chain (`2⁻⁵³ ≈ 1.1 · 10⁻¹⁶` each), far below it.
+const PAD: f64 = 1e-13;
+/// Unit roundoff of `f64`.
+const UNIT_ROUNDOFF: f64 = f64::EPSILON / 2.0;
+/// First clearance of the GREEDY-DIST refinement, relative to the extent.
+const REFINE_START: f64 = 1e-3;
+/// Factor by which the refinement's clearance shrinks per try.
+const REFINE_SHRINK: f64 = 64.0;
 /// Relative floor of the one-end walk's clearance (times the scene extent).
 const WALK_FLOOR: f64 = 1e-9;
 /// Fraction of the predicted step the one-end walk tries first.
@@ -252,11 +272,28 @@ struct SegmentWork {
     /// The pairs the pre-pass kept.
     pairs: Vec<u32>,
     queue: BinaryHeap<Entry>,
+    /// Absolute pad: `PAD · extent`.
     pad: f64,
+    /// Relative pad on a pair's λ over the whole segment (rounding of the
+    /// sub-segment end configurations).
+    rel_pad: f64,
+    /// λ of each kept pair over the whole segment (by pair index).
+    full_lambda: Vec<f64>,
     extent: f64,
     verdict: Verdict,
     /// Pairs counted by the set-up, for the statistics.
     setup: PathStats,
+}
+
+impl SegmentWork {
+    /// The pad of Lemma 1 for pair `p`: twice the largest displacement of
+    /// the pair's objects by rounding (configurations and kinematics).
+    /// Lemma 1's argument with `λ + 2m < η_a + η_b` shows a distance above
+    /// `m` all along the computed sub-segment, so the exact one stays
+    /// apart too.
+    fn pair_pad(&self, p: u32) -> f64 {
+        2.0 * (self.pad + self.rel_pad * self.full_lambda[p as usize])
+    }
 }
 
 /// The bits of a segment's end points: the cache key.
@@ -725,26 +762,50 @@ impl Scene<'_> {
         Ok([a, b])
     }
 
-    /// GREEDY-DIST of a pair at a configuration, with clearance `eps`.
+    /// η of a pair at a configuration: GREEDY-DIST with clearance `eps`
+    /// (0 or above `eps`), refined when it is positive but tiny.
+    ///
+    /// GREEDY-DIST never refines two volumes that are apart, so two
+    /// bounding volumes that nearly touch give a bound near 0 for meshes
+    /// far apart (M2 Fig. 5), and bisection would then split down to
+    /// rounding. Rerun with a larger clearance `τ` (from `10⁻³ · extent`,
+    /// shrinking 64-fold per try, never below `eps`), the descent refines
+    /// those volumes: a positive answer exceeds `τ` and is a bound too,
+    /// and the larger of the two is kept. A zero answer there only says
+    /// "within `τ`", so a collision is still decided by the first call
+    /// alone, and `η` stays 0 or above `eps`.
     fn eta(
         &self,
         pair: Pair,
         node: &Node,
         eps: f64,
+        extent: f64,
         ws: &mut Workspaces,
         stats: &mut PathStats,
     ) -> Result<f64, BisectionError> {
         let [(ga, pa), (gb, pb)] = self.posed(pair, node)?;
         let a = MeshObject::new(&ga.mesh, &ga.rss_tree, pa)?;
         let b = MeshObject::new(&gb.mesh, &gb.rss_tree, pb)?;
-        stats.greedy_calls += 1;
-        let g = greedy_distance(
-            &a,
-            &b,
-            &GreedyDistanceOptions::default().with_clearance(eps),
-            &mut ws.distance,
-        )?;
-        Ok(g.lower_bound)
+        let mut greedy = |clearance: f64| {
+            stats.greedy_calls += 1;
+            greedy_distance(
+                &a,
+                &b,
+                &GreedyDistanceOptions::default().with_clearance(clearance),
+                &mut ws.distance,
+            )
+            .map(|g| g.lower_bound)
+        };
+        let eta = greedy(eps)?;
+        let mut tau = REFINE_START * extent;
+        while eta > 0.0 && eta < tau && tau > eps {
+            let refined = greedy(tau)?;
+            if refined > 0.0 {
+                return Ok(eta.max(refined));
+            }
+            tau /= REFINE_SHRINK;
+        }
+        Ok(eta)
     }
 
     /// Whether part of one mesh of the pair lies inside the other's solid
@@ -828,6 +889,8 @@ impl Scene<'_> {
             pairs: Vec::new(),
             queue: BinaryHeap::new(),
             pad: 0.0,
+            rel_pad: 0.0,
+            full_lambda: vec![0.0; self.pairs.len()],
             extent: 0.0,
             verdict: Verdict::Pending,
             setup: PathStats::default(),
@@ -874,9 +937,21 @@ impl Scene<'_> {
             }
             work.setup.pairs_after_prepass += 1;
             work.pairs.push(u32::try_from(p).unwrap_or(u32::MAX));
+            work.full_lambda[p] = self.pair_lambda(*pair, qa, qb)?;
         }
         work.extent = extent;
         work.pad = PAD * extent;
+        // A configuration at `s` is computed as `q_a + s (q_b − q_a)`: each
+        // value is off by at most `u (|q_a| + 3 |Δ|)` (zero when `Δ = 0`),
+        // i.e. `u (3 + R) |Δ|` with `R = max |q| / |Δ|`, so the objects'
+        // placements are off by at most that fraction of the segment's λ.
+        let ratio = qa
+            .iter()
+            .zip(qb)
+            .filter(|(a, b)| a != b)
+            .map(|(a, b)| a.abs().max(b.abs()) / (b - a).abs())
+            .fold(0.0, f64::max);
+        work.rel_pad = UNIT_ROUNDOFF * (4.0 + ratio) * (1.0 + 1e-3);
         Ok(work)
     }
 
@@ -900,7 +975,7 @@ impl Scene<'_> {
             for (k, &p) in work.pairs.iter().enumerate() {
                 let pair = self.pairs[p as usize];
                 let node = &work.nodes[n];
-                let eta = self.eta(pair, node, eps, ws, &mut stats)?;
+                let eta = self.eta(pair, node, eps, work.extent, ws, &mut stats)?;
                 if eta <= 0.0 || self.contained(pair, node, &mut stats)? {
                     work.verdict = Verdict::Collides(if e == 0 { 0.0 } else { 1.0 }, p);
                     break 'ends;
@@ -945,7 +1020,7 @@ impl Scene<'_> {
             return Ok(());
         };
         stats.queue_pops += 1;
-        if e.lambda + work.pad < e.eta0 + e.eta1 {
+        if e.lambda + work.pair_pad(e.pair) < e.eta0 + e.eta1 {
             if work.queue.is_empty() {
                 work.verdict = Verdict::Free;
             }
@@ -981,7 +1056,14 @@ impl Scene<'_> {
             self.node(work, sm, stats)?,
             self.node(work, e.s1, stats)?,
         ];
-        let eta = self.eta(pair, &work.nodes[im], self.options.clearance, ws, stats)?;
+        let eta = self.eta(
+            pair,
+            &work.nodes[im],
+            self.options.clearance,
+            work.extent,
+            ws,
+            stats,
+        )?;
         if eta <= 0.0 {
             work.verdict = Verdict::Collides(sm, e.pair);
             return Ok(());
@@ -1061,7 +1143,7 @@ impl Scene<'_> {
         for &p in &work.pairs {
             let pair = self.pairs[p as usize];
             let node = &work.nodes[start];
-            let eta = self.eta(pair, node, eps, ws, &mut stats)?;
+            let eta = self.eta(pair, node, eps, work.extent, ws, &mut stats)?;
             if eta <= 0.0 || self.contained(pair, node, &mut stats)? {
                 return Ok(report(PathStatus::Collides, 0.0, Some(at(0.0, p)), stats));
             }
@@ -1087,11 +1169,12 @@ impl Scene<'_> {
                 s_cached = s;
             }
             let to_end = self.pair_lambda(pair, &q_s, &work.nodes[end].q)?;
-            if to_end + work.pad < eta {
+            let pad = work.pair_pad(p);
+            if to_end + pad < eta {
                 heap.push((Reverse(TopKey(1.0)), Reverse(p), eta_bits));
                 continue;
             }
-            let mut h = (1.0 - s) * ((eta - work.pad) / to_end).clamp(0.0, 1.0) * WALK_STEP;
+            let mut h = (1.0 - s) * ((eta - pad) / to_end).clamp(0.0, 1.0) * WALK_STEP;
             let mut next = None;
             for _ in 0..WALK_HALVINGS {
                 let s1 = s + h;
@@ -1099,7 +1182,7 @@ impl Scene<'_> {
                     break;
                 }
                 work.motion.config_at(tree, s1, &mut q)?;
-                if self.pair_lambda(pair, &q_s, &q)? + work.pad < eta {
+                if self.pair_lambda(pair, &q_s, &q)? + pad < eta {
                     next = Some(s1);
                     break;
                 }
@@ -1115,7 +1198,7 @@ impl Scene<'_> {
                 q: q.clone(),
                 poses: poses.clone(),
             };
-            let eta1 = self.eta(pair, &node, eps, ws, &mut stats)?;
+            let eta1 = self.eta(pair, &node, eps, work.extent, ws, &mut stats)?;
             if eta1 <= 0.0 {
                 let others = heap.peek().map_or(1.0, |&(Reverse(TopKey(t)), ..)| t);
                 return Ok(report(
