@@ -1,0 +1,1216 @@
+//! # ADAPTIVE-BISECTION of paths (M2 §II), its fixed-resolution baseline
+//! (M2 §V.A) and the one-end covering walk (M2 §II.E)
+//!
+//! **Method.** A segment `q_a → q_b` (joint-space straight motion,
+//! [`JointSpaceMotion`]) is parameterised by `s ∈ [0, 1]`. For every pair of
+//! objects that may meet (a link and an obstacle, or two links of one or
+//! several robots, by the pair rules of [`LinkGroups`] and
+//! [`DisabledPairs`]) the checker keeps entries `(pair, [s0, s1], η0, η1)`
+//! in one priority queue per segment, ordered by `λ − η0 − η1`, largest
+//! first (M2 §II.C). A popped entry is dropped when M2 Lemma 1 holds,
+//! `λ + pad < η0 + η1` (λ the curve-length bound of the sub-segment,
+//! [`CurveLengthBounds::lambda`] for a link against an obstacle,
+//! [`CurveLengthBounds::lambda_relative`] for two links: on one chain only
+//! the joints between them count); otherwise the sub-segment is split at
+//! its midpoint, where GREEDY-DIST gives `η`; `η = 0` there ends the
+//! segment as [`PathStatus::Collides`], else both halves go back into the
+//! queue. A segment whose queue empties is free.
+//!
+//! - *Refined η.* GREEDY-DIST stops at bounding volumes that are apart, so
+//!   two volumes that nearly touch give a bound near 0 for meshes far apart
+//!   (M2 Fig. 5), and with `ε = 0` bisection would split down to rounding
+//!   there. A positive bound below `10⁻³ · extent` is therefore retried
+//!   with that clearance (then 64 times less, down to `ε`), which refines
+//!   those volumes; the larger bound is kept (see `Scene::eta`).
+//! - *Shared kinematics.* Midpoints are dyadic parameters, the same for
+//!   every pair, so each configuration's forward kinematics is computed
+//!   once per segment and cached with its parameter (M2 §II.E, §V).
+//! - *Static pre-pass.* A link whose geometry sphere at `q_a` has radius
+//!   `r` stays, over the whole segment, within the sphere of radius
+//!   `r + λ` (λ the link's world curve-length bound); a pair whose swept
+//!   spheres are disjoint is never queued (M2 §V).
+//! - *End configurations.* Every pair's `η` is computed at both ends, and a
+//!   pair with a closed mesh is also tested for containment there (a link
+//!   inside a closed obstacle touches no triangle, so `η` alone would miss
+//!   it). Containment is not tested in between: a part that starts outside
+//!   a solid cannot get inside without its surface meeting the solid's, and
+//!   Lemma 1 excludes that.
+//! - *Clearance `ε ≥ 0`* (M2 §II.F, §III.B) is GREEDY-DIST's: `η` is 0 or
+//!   above `ε`, so a sub-segment is split only while the pair may come
+//!   within `ε`, which bounds the run time; the price is that two objects
+//!   closer than `ε` are reported as [`PathStatus::Collides`].
+//! - *Paths* (M2 §II.D): one queue per segment and a path queue ordered by
+//!   the segments' first entries; one pop at a time goes to the segment on
+//!   top. When a segment collides, only the segments before it are
+//!   finished (to name the earliest colliding segment); the others keep
+//!   their queues in the checker's cache, keyed by the bits of their end
+//!   points, and a later query containing the same segment resumes it.
+//!   Decided segments are cached with their verdict.
+//! - *Budget.* Every query may pop at most
+//!   [`CheckOptions::max_queue_pops`] entries (cache hits are free); then
+//!   the answer is [`PathStatus::BudgetExhausted`], "may collide".
+//!
+//! **Guarantee.** A segment is reported free only when every queued pair
+//! satisfied Lemma 1 on sub-segments covering `[0, 1]`: `η` is a certified
+//! lower bound on the surface distance (GREEDY-DIST's contract), λ an
+//! upper bound on every point's curve length (the kinematics contract), so
+//! no configuration of the segment has touching surfaces, and the end
+//! configurations' containment tests exclude a part inside a solid.
+//! Rounding is absorbed by `pad = 2m`, `m` a bound on how far rounding
+//! displaces the pair's objects: the sub-segment end configurations are
+//! computed as `q_a + s (q_b − q_a)`, each value within `u (3 + R) |Δ|`
+//! of the exact one (`u = 2⁻⁵³`, `R` the largest `|q| / |Δ|` over the
+//! moving values), which moves the objects by at most that fraction of
+//! the pair's λ over the segment; forward kinematics and the distance
+//! bounds add `10⁻¹³ · extent` (extent: the largest distance from the
+//! origin a linked object reaches). Lemma 1's argument with
+//! `λ + 2m < η0 + η1` shows a distance above `m` along the computed
+//! sub-segment, hence a positive one along the exact segment.
+//!
+//! **One-end covering** ([`PathChecker::first_collision`]): each pair walks
+//! from `s = 0`; at `s` with bound `η`, a step to `s'` is certified when
+//! `λ(s, s') + pad < η` (Lemma 1 with `η(s') ≥ 0`, M2 Fig. 3b), found from
+//! the ratio `η / λ(s, 1)` and halved until it holds. The pair with the
+//! smallest `s` steps first, so below the least `s` over the pairs the
+//! segment is certified free (`[0, s)`), and `s` is never beyond the first
+//! collision. The walk uses
+//! the clearance `max(ε, 10⁻⁹ · extent)`: approaching a contact its steps
+//! shrink geometrically, and the floor makes it end.
+//!
+//! **FIXED-RES-BISECTION** ([`PathChecker::check_path_fixed_resolution`],
+//! M2 §V.A): the baseline planners use. Discrete checks (triangle
+//! intersection and containment) at the ends and at midpoints, longest
+//! sub-segment first, until every sub-segment's joint-space length is below
+//! the resolution `ρ`. It can miss collisions between samples; its "free"
+//! certifies nothing.
+
+use std::cmp::{Ordering, Reverse};
+use std::collections::{BinaryHeap, HashMap};
+
+use armature_bvh_geometry::query::{
+    CollideMode, CollideWorkspace, DistanceWorkspace, GreedyDistanceOptions, MeshObject, collide,
+    containment, greedy_distance,
+};
+use armature_bvh_geometry::{ArticulatedBody, DisabledPairs, LinkGeometry, LinkGroups, Obstacle};
+use armature_kinematics::{CurveLengthBounds, JointSpaceMotion, KinematicsError};
+use glam::{DAffine3, DVec3};
+
+use crate::error::BisectionError;
+use crate::report::{CollisionAt, Object, PathReport, PathStats, PathStatus, SegmentReport};
+
+/// Absolute part of the pad on Lemma 1, relative to the scene extent:
+/// the rounding of forward kinematics and of the distance bounds, a few
+/// ulps per link of a chain (`2⁻⁵³ ≈ 1.1 · 10⁻¹⁶` each), far below it.
+const PAD: f64 = 1e-13;
+/// Unit roundoff of `f64`.
+const UNIT_ROUNDOFF: f64 = f64::EPSILON / 2.0;
+/// First clearance of the GREEDY-DIST refinement, relative to the extent.
+const REFINE_START: f64 = 1e-3;
+/// Factor by which the refinement's clearance shrinks per try.
+const REFINE_SHRINK: f64 = 64.0;
+/// Relative floor of the one-end walk's clearance (times the scene extent).
+const WALK_FLOOR: f64 = 1e-9;
+/// Fraction of the predicted step the one-end walk tries first.
+const WALK_STEP: f64 = 0.9;
+/// Most halvings of a walk step before the walk gives up on a pair.
+const WALK_HALVINGS: u32 = 64;
+
+/// Options of a [`PathChecker`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CheckOptions {
+    /// The clearance `ε ≥ 0` of GREEDY-DIST (M2 §II.F): bounds the run
+    /// time; two objects closer than `ε` count as colliding. Default 0.
+    pub clearance: f64,
+    /// Most queue pops one query may make before answering
+    /// [`PathStatus::BudgetExhausted`]. Default 1,000,000.
+    pub max_queue_pops: u64,
+    /// Test links against each other. Default `true`.
+    pub self_collision: bool,
+    /// Skip adjacent links ([`LinkGroups::adjacent`]). Default `true`.
+    pub skip_adjacent: bool,
+    /// Skip links in one rigid group ([`LinkGroups::rigidly_attached`]).
+    /// Default `true`.
+    pub skip_rigidly_attached: bool,
+    /// When a path collides, locate the collision on its earliest colliding
+    /// segment with the one-end covering walk, so that
+    /// [`PathReport::certified_free_prefix`] reaches up to it. Default
+    /// `false`.
+    pub locate_first_collision: bool,
+}
+
+impl Default for CheckOptions {
+    fn default() -> Self {
+        Self {
+            clearance: 0.0,
+            max_queue_pops: 1_000_000,
+            self_collision: true,
+            skip_adjacent: true,
+            skip_rigidly_attached: true,
+            locate_first_collision: false,
+        }
+    }
+}
+
+impl CheckOptions {
+    /// With this clearance.
+    #[must_use]
+    pub const fn with_clearance(mut self, clearance: f64) -> Self {
+        self.clearance = clearance;
+        self
+    }
+
+    /// With this budget of queue pops per query.
+    #[must_use]
+    pub const fn with_max_queue_pops(mut self, pops: u64) -> Self {
+        self.max_queue_pops = pops;
+        self
+    }
+
+    /// With or without link–link pairs.
+    #[must_use]
+    pub const fn with_self_collision(mut self, on: bool) -> Self {
+        self.self_collision = on;
+        self
+    }
+
+    /// Whether to skip adjacent links.
+    #[must_use]
+    pub const fn with_skip_adjacent(mut self, on: bool) -> Self {
+        self.skip_adjacent = on;
+        self
+    }
+
+    /// Whether to locate the first collision of a colliding path.
+    #[must_use]
+    pub const fn with_locate_first_collision(mut self, on: bool) -> Self {
+        self.locate_first_collision = on;
+        self
+    }
+
+    /// Checks the ranges.
+    ///
+    /// # Errors
+    /// [`BisectionError::InvalidOption`] (`clearance`) unless finite and
+    /// non-negative.
+    pub fn validate(&self) -> Result<(), BisectionError> {
+        if !(self.clearance.is_finite() && self.clearance >= 0.0) {
+            return Err(BisectionError::InvalidOption {
+                name: "clearance",
+                value: self.clearance,
+                why: "must be finite and non-negative",
+            });
+        }
+        Ok(())
+    }
+}
+
+/// One allowed pair.
+#[derive(Clone, Copy, Debug)]
+struct Pair {
+    link: usize,
+    other: Object,
+}
+
+/// A configuration of a segment with its world poses.
+#[derive(Clone, Debug)]
+struct Node {
+    q: Vec<f64>,
+    poses: Vec<DAffine3>,
+}
+
+/// One queue entry: a pair still to be proven free on `[s0, s1]`.
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    key: f64,
+    lambda: f64,
+    pair: u32,
+    s0: f64,
+    s1: f64,
+    eta0: f64,
+    eta1: f64,
+}
+
+impl PartialEq for Entry {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Entry {}
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Entry {
+    /// Largest key first; ties: earlier sub-segment, then lower pair, so
+    /// the order never depends on insertion.
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.key
+            .total_cmp(&other.key)
+            .then_with(|| other.s0.total_cmp(&self.s0))
+            .then_with(|| other.pair.cmp(&self.pair))
+    }
+}
+
+/// Where a segment stands.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Verdict {
+    Pending,
+    Free,
+    /// `(s, pair)`.
+    Collides(f64, u32),
+    /// A sub-segment could not be split further in floating point.
+    Stuck,
+}
+
+/// The work on one segment, kept in the cache between queries.
+#[derive(Debug)]
+struct SegmentWork {
+    motion: JointSpaceMotion,
+    nodes: Vec<Node>,
+    index: HashMap<u64, usize>,
+    /// The pairs the pre-pass kept.
+    pairs: Vec<u32>,
+    queue: BinaryHeap<Entry>,
+    /// Absolute pad: `PAD · extent`.
+    pad: f64,
+    /// Relative pad on a pair's λ over the whole segment (rounding of the
+    /// sub-segment end configurations).
+    rel_pad: f64,
+    /// λ of each kept pair over the whole segment (by pair index).
+    full_lambda: Vec<f64>,
+    extent: f64,
+    verdict: Verdict,
+    /// Pairs counted by the set-up, for the statistics.
+    setup: PathStats,
+}
+
+impl SegmentWork {
+    /// The pad of Lemma 1 for pair `p`: twice the largest displacement of
+    /// the pair's objects by rounding (configurations and kinematics).
+    /// Lemma 1's argument with `λ + 2m < η_a + η_b` shows a distance above
+    /// `m` all along the computed sub-segment, so the exact one stays
+    /// apart too.
+    fn pair_pad(&self, p: u32) -> f64 {
+        2.0 * (self.pad + self.rel_pad * self.full_lambda[p as usize])
+    }
+}
+
+/// The bits of a segment's end points: the cache key.
+type SegmentKey = (Vec<u64>, Vec<u64>);
+
+fn key_of(qa: &[f64], qb: &[f64]) -> SegmentKey {
+    (
+        qa.iter().map(|v| v.to_bits()).collect(),
+        qb.iter().map(|v| v.to_bits()).collect(),
+    )
+}
+
+/// The scene a checker works on, with its prepared bounds.
+#[derive(Debug)]
+struct Scene<'a> {
+    body: &'a ArticulatedBody,
+    obstacles: &'a [Obstacle],
+    options: CheckOptions,
+    lambda: CurveLengthBounds,
+    pairs: Vec<Pair>,
+    obstacle_poses: Vec<DAffine3>,
+}
+
+/// Reusable query scratch.
+#[derive(Debug, Default)]
+struct Workspaces {
+    distance: DistanceWorkspace,
+    collide: CollideWorkspace,
+}
+
+/// Adaptive-bisection path checker over one body and its static obstacles
+/// (see the [module docs](self) for the method and the guarantee). It
+/// keeps a cache of segment work across queries; one value per thread.
+#[derive(Debug)]
+pub struct PathChecker<'a> {
+    scene: Scene<'a>,
+    ws: Workspaces,
+    cache: HashMap<SegmentKey, SegmentWork>,
+}
+
+fn link_geometry(body: &ArticulatedBody, link: usize) -> Result<&LinkGeometry, BisectionError> {
+    body.link_geometry(link)?.ok_or(BisectionError::Geometry(
+        armature_bvh_geometry::GeometryError::IndexOutOfBounds {
+            what: "link with geometry",
+            index: link,
+            len: body.links().len(),
+        },
+    ))
+}
+
+impl<'a> PathChecker<'a> {
+    /// Prepares `body` against the static `obstacles`: the pair list (links
+    /// with geometry against every obstacle, and link pairs by the options'
+    /// rules; `disabled` pairs never) and the curve-length bounds over each
+    /// link's mesh vertices.
+    ///
+    /// # Errors
+    /// [`BisectionError::InvalidOption`];
+    /// [`BisectionError::MovingObstacle`] for an obstacle that moves over
+    /// time; [`BisectionError::Kinematics`] for a non-finite link mesh.
+    pub fn new(
+        body: &'a ArticulatedBody,
+        obstacles: &'a [Obstacle],
+        disabled: &DisabledPairs,
+        options: &CheckOptions,
+    ) -> Result<Self, BisectionError> {
+        options.validate()?;
+        if let Some(o) = obstacles.iter().find(|o| !o.is_static()) {
+            return Err(BisectionError::MovingObstacle {
+                name: o.name().to_owned(),
+            });
+        }
+        let tree = body.tree();
+        // A link without geometry is in no pair; one point keeps the
+        // bounds' tables total.
+        let points: Vec<&[DVec3]> = body
+            .links()
+            .iter()
+            .map(|g| g.as_ref().map_or(&[DVec3::ZERO][..], |g| g.mesh.vertices()))
+            .collect();
+        let lambda = CurveLengthBounds::new(tree, &points)?;
+        let groups = LinkGroups::new(tree);
+        let with_geometry: Vec<usize> = (0..tree.len())
+            .filter(|&i| body.links()[i].is_some())
+            .collect();
+        let mut pairs = Vec::new();
+        for &i in &with_geometry {
+            for o in 0..obstacles.len() {
+                if !disabled.link_obstacle_disabled(i, o) {
+                    pairs.push(Pair {
+                        link: i,
+                        other: Object::Obstacle(o),
+                    });
+                }
+            }
+        }
+        if options.self_collision {
+            for (n, &i) in with_geometry.iter().enumerate() {
+                for &j in &with_geometry[n + 1..] {
+                    let skip = (options.skip_adjacent && groups.adjacent(i, j))
+                        || (options.skip_rigidly_attached && groups.rigidly_attached(i, j))
+                        || disabled.links_disabled(i, j);
+                    if !skip {
+                        pairs.push(Pair {
+                            link: i,
+                            other: Object::Link(j),
+                        });
+                    }
+                }
+            }
+        }
+        Ok(Self {
+            scene: Scene {
+                body,
+                obstacles,
+                options: *options,
+                lambda,
+                pairs,
+                obstacle_poses: obstacles.iter().map(|o| o.pose_at(0.0)).collect(),
+            },
+            ws: Workspaces::default(),
+            cache: HashMap::new(),
+        })
+    }
+
+    /// The options.
+    #[must_use]
+    pub const fn options(&self) -> &CheckOptions {
+        &self.scene.options
+    }
+
+    /// Number of allowed pairs (before the per-segment pre-pass).
+    #[must_use]
+    pub fn pair_count(&self) -> usize {
+        self.scene.pairs.len()
+    }
+
+    /// Number of segments in the cache.
+    #[must_use]
+    pub fn cached_segments(&self) -> usize {
+        self.cache.len()
+    }
+
+    /// Empties the cache.
+    pub fn clear_cache(&mut self) {
+        self.cache.clear();
+    }
+
+    /// [`PathChecker::check_path`] for the one segment `q_a → q_b`.
+    ///
+    /// # Errors
+    /// As [`PathChecker::check_path`].
+    pub fn check_segment(&mut self, qa: &[f64], qb: &[f64]) -> Result<PathReport, BisectionError> {
+        self.check_path(&[qa, qb])
+    }
+
+    /// Whether the path through `waypoints` (segment `k` from waypoint `k`
+    /// to `k + 1`) is collision-free, by adaptive bisection with cached
+    /// per-segment queues; see the [module docs](self).
+    ///
+    /// # Errors
+    /// [`BisectionError::TooFewWaypoints`] for fewer than two waypoints;
+    /// [`BisectionError::Waypoint`] naming a waypoint of the wrong length,
+    /// with a NaN or infinite value or a zero quaternion;
+    /// [`BisectionError::Geometry`] for poses the queries reject.
+    pub fn check_path<Q: AsRef<[f64]>>(
+        &mut self,
+        waypoints: &[Q],
+    ) -> Result<PathReport, BisectionError> {
+        self.validate_waypoints(waypoints)?;
+        let n = waypoints.len() - 1;
+        let keys: Vec<SegmentKey> = (0..n)
+            .map(|k| key_of(waypoints[k].as_ref(), waypoints[k + 1].as_ref()))
+            .collect();
+        let mut stats = PathStats::default();
+        for k in 0..n {
+            if self.cache.contains_key(&keys[k]) {
+                stats.segments_from_cache += 1;
+                continue;
+            }
+            let work = self.scene.set_up(
+                waypoints[k].as_ref(),
+                waypoints[k + 1].as_ref(),
+                &mut self.ws,
+            )?;
+            stats.add(&work.setup);
+            self.cache.insert(keys[k].clone(), work);
+        }
+
+        let verdict = |cache: &HashMap<SegmentKey, SegmentWork>, k: usize| cache[&keys[k]].verdict;
+        let mut limit = (0..n)
+            .find(|&k| matches!(verdict(&self.cache, k), Verdict::Collides(..)))
+            .unwrap_or(n);
+        let mut path_queue: BinaryHeap<(TopKey, Reverse<usize>)> = (0..limit)
+            .filter_map(|k| {
+                let w = &self.cache[&keys[k]];
+                (w.verdict == Verdict::Pending)
+                    .then(|| w.queue.peek().map(|e| (TopKey(e.key), Reverse(k))))
+                    .flatten()
+            })
+            .collect();
+        let budget = self.scene.options.max_queue_pops;
+        while let Some((_, Reverse(k))) = path_queue.pop() {
+            if k >= limit {
+                continue;
+            }
+            let Some(work) = self.cache.get_mut(&keys[k]) else {
+                continue;
+            };
+            if work.verdict != Verdict::Pending {
+                continue;
+            }
+            if stats.queue_pops >= budget {
+                break;
+            }
+            self.scene.pop_one(work, &mut self.ws, &mut stats)?;
+            match work.verdict {
+                Verdict::Collides(..) => limit = k,
+                Verdict::Pending => {
+                    if let Some(e) = work.queue.peek() {
+                        path_queue.push((TopKey(e.key), Reverse(k)));
+                    }
+                }
+                Verdict::Free | Verdict::Stuck => {}
+            }
+        }
+        // Decided segments drop their scratch; pending ones keep it.
+        for key in &keys {
+            if let Some(w) = self.cache.get_mut(key)
+                && !matches!(w.verdict, Verdict::Pending | Verdict::Stuck)
+            {
+                w.queue = BinaryHeap::new();
+                w.nodes = Vec::new();
+                w.index = HashMap::new();
+            }
+        }
+
+        let first_colliding =
+            (0..n).find(|&k| matches!(verdict(&self.cache, k), Verdict::Collides(..)));
+        let undecided = (0..n).find(|&k| verdict(&self.cache, k) != Verdict::Free);
+        let status = match (first_colliding, undecided) {
+            (Some(_), _) => PathStatus::Collides,
+            (None, Some(_)) => PathStatus::BudgetExhausted,
+            (None, None) => PathStatus::Free,
+        };
+        let collision = first_colliding.and_then(|k| match verdict(&self.cache, k) {
+            Verdict::Collides(s, p) => {
+                let pair = self.scene.pairs[p as usize];
+                Some(CollisionAt {
+                    segment: k,
+                    s,
+                    link: pair.link,
+                    other: pair.other,
+                })
+            }
+            _ => None,
+        });
+        let certified_free_prefix = match undecided {
+            None => (n - 1, 1.0),
+            Some(j) => {
+                let mut s = 0.0;
+                if self.scene.options.locate_first_collision
+                    && first_colliding == Some(j)
+                    && collision.is_some_and(|c| c.s > 0.0)
+                {
+                    let walk =
+                        self.first_collision(waypoints[j].as_ref(), waypoints[j + 1].as_ref())?;
+                    stats.add(&walk.stats);
+                    // The walk's clearance is at least ε, so it may certify
+                    // past the configuration bisection found within ε.
+                    s = collision.map_or(0.0, |c| walk.certified_free_prefix.min(c.s));
+                }
+                (j, s)
+            }
+        };
+        Ok(PathReport {
+            status,
+            first_colliding_segment: first_colliding,
+            certified_free_prefix,
+            collision,
+            stats,
+        })
+    }
+
+    /// The first collision along the segment `q_a → q_b` by the one-end
+    /// covering walk (M2 §II.E, Fig. 3b): a certified collision-free prefix
+    /// `[0, s)`, `s` never beyond the first collision; see the
+    /// [module docs](self). Its budget is [`CheckOptions::max_queue_pops`]
+    /// walk steps.
+    ///
+    /// # Errors
+    /// As [`PathChecker::check_path`].
+    pub fn first_collision(
+        &mut self,
+        qa: &[f64],
+        qb: &[f64],
+    ) -> Result<SegmentReport, BisectionError> {
+        self.validate_waypoints(&[qa, qb])?;
+        self.scene.walk(qa, qb, &mut self.ws)
+    }
+
+    /// FIXED-RES-BISECTION (M2 §V.A), the baseline: discrete checks at the
+    /// waypoints and at midpoints, longest sub-segment first, until every
+    /// sub-segment is shorter than `resolution` in the joint-space
+    /// Euclidean metric. [`PathStatus::Free`] only means no sample
+    /// collides; the certified prefix is `(0, 0.0)`. Pops count against
+    /// [`CheckOptions::max_queue_pops`]; the cache is not used.
+    ///
+    /// # Errors
+    /// [`BisectionError::InvalidOption`] (`resolution`) unless finite and
+    /// positive; otherwise as [`PathChecker::check_path`].
+    pub fn check_path_fixed_resolution<Q: AsRef<[f64]>>(
+        &mut self,
+        waypoints: &[Q],
+        resolution: f64,
+    ) -> Result<PathReport, BisectionError> {
+        if !(resolution.is_finite() && resolution > 0.0) {
+            return Err(BisectionError::InvalidOption {
+                name: "resolution",
+                value: resolution,
+                why: "must be finite and positive",
+            });
+        }
+        self.validate_waypoints(waypoints)?;
+        let n = waypoints.len() - 1;
+        let mut stats = PathStats::default();
+        let mut works = Vec::with_capacity(n);
+        let mut lengths = Vec::with_capacity(n);
+        let mut hit: Vec<Option<(f64, u32)>> = vec![None; n];
+        for k in 0..n {
+            let (qa, qb) = (waypoints[k].as_ref(), waypoints[k + 1].as_ref());
+            let mut work = self.scene.prepare(qa, qb, &mut stats)?;
+            stats.pairs += work.setup.pairs;
+            stats.pairs_after_prepass += work.setup.pairs_after_prepass;
+            for s in [0.0, 1.0] {
+                if hit[k].is_none() {
+                    hit[k] = self
+                        .scene
+                        .discrete(&mut work, s, &mut self.ws, &mut stats)?;
+                }
+            }
+            lengths.push(
+                qa.iter()
+                    .zip(qb)
+                    .map(|(a, b)| (b - a) * (b - a))
+                    .sum::<f64>()
+                    .sqrt(),
+            );
+            works.push(work);
+        }
+        let mut limit = hit.iter().position(Option::is_some).unwrap_or(n);
+        let mut queue: BinaryHeap<(TopKey, Reverse<usize>, Reverse<u64>, u64)> = BinaryHeap::new();
+        for k in 0..limit {
+            queue.push((TopKey(lengths[k]), Reverse(k), Reverse(0), 1.0f64.to_bits()));
+        }
+        let mut exhausted = false;
+        while let Some((TopKey(len), Reverse(k), Reverse(s0), s1)) = queue.pop() {
+            if k >= limit || len < resolution {
+                continue;
+            }
+            if stats.queue_pops >= self.scene.options.max_queue_pops {
+                exhausted = true;
+                break;
+            }
+            stats.queue_pops += 1;
+            let (s0, s1) = (f64::from_bits(s0), f64::from_bits(s1));
+            let sm = 0.5 * (s0 + s1);
+            if !(s0 < sm && sm < s1) {
+                continue;
+            }
+            if let Some(h) = self
+                .scene
+                .discrete(&mut works[k], sm, &mut self.ws, &mut stats)?
+            {
+                hit[k] = Some(h);
+                limit = k;
+                continue;
+            }
+            let half = 0.5 * len;
+            queue.push((
+                TopKey(half),
+                Reverse(k),
+                Reverse(s0.to_bits()),
+                sm.to_bits(),
+            ));
+            queue.push((
+                TopKey(half),
+                Reverse(k),
+                Reverse(sm.to_bits()),
+                s1.to_bits(),
+            ));
+        }
+        let first = hit.iter().position(Option::is_some);
+        let status = match (first, exhausted) {
+            (Some(_), _) => PathStatus::Collides,
+            (None, true) => PathStatus::BudgetExhausted,
+            (None, false) => PathStatus::Free,
+        };
+        let collision = first.and_then(|k| {
+            hit[k].map(|(s, p)| {
+                let pair = self.scene.pairs[p as usize];
+                CollisionAt {
+                    segment: k,
+                    s,
+                    link: pair.link,
+                    other: pair.other,
+                }
+            })
+        });
+        Ok(PathReport {
+            status,
+            first_colliding_segment: first,
+            certified_free_prefix: (0, 0.0),
+            collision,
+            stats,
+        })
+    }
+
+    fn validate_waypoints<Q: AsRef<[f64]>>(&self, waypoints: &[Q]) -> Result<(), BisectionError> {
+        if waypoints.len() < 2 {
+            return Err(BisectionError::TooFewWaypoints {
+                got: waypoints.len(),
+            });
+        }
+        let tree = self.scene.body.tree();
+        for (index, q) in waypoints.iter().enumerate() {
+            tree.validate_config(q.as_ref())
+                .map_err(|source| BisectionError::Waypoint { index, source })?;
+        }
+        Ok(())
+    }
+}
+
+/// A mesh and its world pose.
+type Posed<'g> = (&'g LinkGeometry, DAffine3);
+
+/// An `f64` ordered totally (for the heaps).
+#[derive(Clone, Copy, Debug)]
+struct TopKey(f64);
+
+impl PartialEq for TopKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.total_cmp(&other.0) == Ordering::Equal
+    }
+}
+impl Eq for TopKey {}
+impl PartialOrd for TopKey {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for TopKey {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
+
+impl Scene<'_> {
+    /// The pair's geometry and pose at `node`: (link side, other side).
+    fn posed(&self, pair: Pair, node: &Node) -> Result<[Posed<'_>; 2], BisectionError> {
+        let a = (link_geometry(self.body, pair.link)?, node.poses[pair.link]);
+        let b = match pair.other {
+            Object::Link(j) => (link_geometry(self.body, j)?, node.poses[j]),
+            Object::Obstacle(o) => (self.obstacles[o].geometry(), self.obstacle_poses[o]),
+        };
+        Ok([a, b])
+    }
+
+    /// η of a pair at a configuration: GREEDY-DIST with clearance `eps`
+    /// (0 or above `eps`), refined when it is positive but tiny.
+    ///
+    /// GREEDY-DIST never refines two volumes that are apart, so two
+    /// bounding volumes that nearly touch give a bound near 0 for meshes
+    /// far apart (M2 Fig. 5), and bisection would then split down to
+    /// rounding. Rerun with a larger clearance `τ` (from `10⁻³ · extent`,
+    /// shrinking 64-fold per try, never below `eps`), the descent refines
+    /// those volumes: a positive answer exceeds `τ` and is a bound too,
+    /// and the larger of the two is kept. A zero answer there only says
+    /// "within `τ`", so a collision is still decided by the first call
+    /// alone, and `η` stays 0 or above `eps`.
+    fn eta(
+        &self,
+        pair: Pair,
+        node: &Node,
+        eps: f64,
+        extent: f64,
+        ws: &mut Workspaces,
+        stats: &mut PathStats,
+    ) -> Result<f64, BisectionError> {
+        let [(ga, pa), (gb, pb)] = self.posed(pair, node)?;
+        let a = MeshObject::new(&ga.mesh, &ga.rss_tree, pa)?;
+        let b = MeshObject::new(&gb.mesh, &gb.rss_tree, pb)?;
+        let mut greedy = |clearance: f64| {
+            stats.greedy_calls += 1;
+            greedy_distance(
+                &a,
+                &b,
+                &GreedyDistanceOptions::default().with_clearance(clearance),
+                &mut ws.distance,
+            )
+            .map(|g| g.lower_bound)
+        };
+        let eta = greedy(eps)?;
+        let mut tau = REFINE_START * extent;
+        while eta > 0.0 && eta < tau && tau > eps {
+            let refined = greedy(tau)?;
+            if refined > 0.0 {
+                return Ok(eta.max(refined));
+            }
+            tau /= REFINE_SHRINK;
+        }
+        Ok(eta)
+    }
+
+    /// Whether part of one mesh of the pair lies inside the other's solid
+    /// (closed meshes only).
+    fn contained(
+        &self,
+        pair: Pair,
+        node: &Node,
+        stats: &mut PathStats,
+    ) -> Result<bool, BisectionError> {
+        let [(ga, pa), (gb, pb)] = self.posed(pair, node)?;
+        if !ga.is_closed() && !gb.is_closed() {
+            return Ok(false);
+        }
+        stats.discrete_checks += 1;
+        let a = MeshObject::new(&ga.mesh, &ga.obb_tree, pa)?;
+        let b = MeshObject::new(&gb.mesh, &gb.obb_tree, pb)?;
+        Ok(containment(&a, &ga.topology, &b, &gb.topology)?.is_some())
+    }
+
+    /// The discrete check of a pair: triangles meet, or a part inside a
+    /// closed mesh.
+    fn overlaps(
+        &self,
+        pair: Pair,
+        node: &Node,
+        ws: &mut Workspaces,
+        stats: &mut PathStats,
+    ) -> Result<bool, BisectionError> {
+        let [(ga, pa), (gb, pb)] = self.posed(pair, node)?;
+        stats.discrete_checks += 1;
+        let a = MeshObject::new(&ga.mesh, &ga.obb_tree, pa)?;
+        let b = MeshObject::new(&gb.mesh, &gb.obb_tree, pb)?;
+        if collide(&a, &b, CollideMode::First, &mut ws.collide).colliding {
+            return Ok(true);
+        }
+        self.contained(pair, node, stats)
+    }
+
+    /// λ of a pair over the straight segment `qa → qb`.
+    fn pair_lambda(&self, pair: Pair, qa: &[f64], qb: &[f64]) -> Result<f64, KinematicsError> {
+        match pair.other {
+            Object::Obstacle(_) => self.lambda.lambda(pair.link, qa, qb),
+            Object::Link(j) => self.lambda.lambda_relative(pair.link, j, qa, qb),
+        }
+    }
+
+    /// The node of parameter `s`, computed (forward kinematics) once.
+    fn node(
+        &self,
+        work: &mut SegmentWork,
+        s: f64,
+        stats: &mut PathStats,
+    ) -> Result<usize, BisectionError> {
+        if let Some(&i) = work.index.get(&s.to_bits()) {
+            return Ok(i);
+        }
+        let tree = self.body.tree();
+        let mut q = vec![0.0; tree.nq()];
+        let mut poses = vec![DAffine3::IDENTITY; tree.len()];
+        work.motion.poses_at(tree, s, &mut q, &mut poses)?;
+        stats.forward_kinematics += 1;
+        work.nodes.push(Node { q, poses });
+        let i = work.nodes.len() - 1;
+        work.index.insert(s.to_bits(), i);
+        Ok(i)
+    }
+
+    /// The segment's motion, end nodes, pre-pass and pad (no distances).
+    fn prepare(
+        &self,
+        qa: &[f64],
+        qb: &[f64],
+        stats: &mut PathStats,
+    ) -> Result<SegmentWork, BisectionError> {
+        let tree = self.body.tree();
+        let mut work = SegmentWork {
+            motion: JointSpaceMotion::new(tree, qa, qb)?,
+            nodes: Vec::new(),
+            index: HashMap::new(),
+            pairs: Vec::new(),
+            queue: BinaryHeap::new(),
+            pad: 0.0,
+            rel_pad: 0.0,
+            full_lambda: vec![0.0; self.pairs.len()],
+            extent: 0.0,
+            verdict: Verdict::Pending,
+            setup: PathStats::default(),
+        };
+        let n0 = self.node(&mut work, 0.0, stats)?;
+        self.node(&mut work, 1.0, stats)?;
+        let mut lambdas = vec![0.0; tree.len()];
+        self.lambda.lambda_all(qa, qb, &mut lambdas)?;
+        // Swept spheres: the geometry's sphere at `q_a` grown by λ.
+        let mut spheres: Vec<Option<(DVec3, f64)>> = Vec::with_capacity(tree.len());
+        let mut extent = 0.0_f64;
+        for (i, g) in self.body.links().iter().enumerate() {
+            spheres.push(g.as_ref().map(|g| {
+                let c = work.nodes[n0].poses[i].transform_point3(g.sphere.center);
+                let r = g.sphere.radius + lambdas[i];
+                extent = extent.max(c.length() + r);
+                (c, r)
+            }));
+        }
+        let obstacle_spheres: Vec<(DVec3, f64)> = self
+            .obstacles
+            .iter()
+            .zip(&self.obstacle_poses)
+            .map(|(o, p)| {
+                let s = o.geometry().sphere;
+                let c = p.transform_point3(s.center);
+                extent = extent.max(c.length() + s.radius);
+                (c, s.radius)
+            })
+            .collect();
+        for (p, pair) in self.pairs.iter().enumerate() {
+            work.setup.pairs += 1;
+            let Some((ca, ra)) = spheres[pair.link] else {
+                continue;
+            };
+            let other = match pair.other {
+                Object::Link(j) => spheres[j],
+                Object::Obstacle(o) => Some(obstacle_spheres[o]),
+            };
+            let Some((cb, rb)) = other else { continue };
+            let reach = (ra + rb) * (1.0 + 1e-9) + PAD * extent;
+            if ca.distance(cb) > reach {
+                continue;
+            }
+            work.setup.pairs_after_prepass += 1;
+            work.pairs.push(u32::try_from(p).unwrap_or(u32::MAX));
+            work.full_lambda[p] = self.pair_lambda(*pair, qa, qb)?;
+        }
+        work.extent = extent;
+        work.pad = PAD * extent;
+        // A configuration at `s` is computed as `q_a + s (q_b − q_a)`: each
+        // value is off by at most `u (|q_a| + 3 |Δ|)` (zero when `Δ = 0`),
+        // i.e. `u (3 + R) |Δ|` with `R = max |q| / |Δ|`, so the objects'
+        // placements are off by at most that fraction of the segment's λ.
+        let ratio = qa
+            .iter()
+            .zip(qb)
+            .filter(|(a, b)| a != b)
+            .map(|(a, b)| a.abs().max(b.abs()) / (b - a).abs())
+            .fold(0.0, f64::max);
+        work.rel_pad = UNIT_ROUNDOFF * (4.0 + ratio) * (1.0 + 1e-3);
+        Ok(work)
+    }
+
+    /// [`Scene::prepare`], then the end configurations' distances and
+    /// containment tests and the first entry of every kept pair.
+    fn set_up(
+        &self,
+        qa: &[f64],
+        qb: &[f64],
+        ws: &mut Workspaces,
+    ) -> Result<SegmentWork, BisectionError> {
+        let mut stats = PathStats::default();
+        let mut work = self.prepare(qa, qb, &mut stats)?;
+        let eps = self.options.clearance;
+        let ends = [
+            self.node(&mut work, 0.0, &mut stats)?,
+            self.node(&mut work, 1.0, &mut stats)?,
+        ];
+        let mut etas = vec![[0.0; 2]; work.pairs.len()];
+        'ends: for (e, &n) in ends.iter().enumerate() {
+            for (k, &p) in work.pairs.iter().enumerate() {
+                let pair = self.pairs[p as usize];
+                let node = &work.nodes[n];
+                let eta = self.eta(pair, node, eps, work.extent, ws, &mut stats)?;
+                if eta <= 0.0 || self.contained(pair, node, &mut stats)? {
+                    work.verdict = Verdict::Collides(if e == 0 { 0.0 } else { 1.0 }, p);
+                    break 'ends;
+                }
+                etas[k][e] = eta;
+            }
+        }
+        if work.verdict == Verdict::Pending {
+            for (k, &p) in work.pairs.iter().enumerate() {
+                let pair = self.pairs[p as usize];
+                let lambda = self.pair_lambda(pair, qa, qb)?;
+                work.queue.push(Entry {
+                    key: lambda - etas[k][0] - etas[k][1],
+                    lambda,
+                    pair: p,
+                    s0: 0.0,
+                    s1: 1.0,
+                    eta0: etas[k][0],
+                    eta1: etas[k][1],
+                });
+            }
+            if work.queue.is_empty() {
+                work.verdict = Verdict::Free;
+            }
+        }
+        stats.pairs = work.setup.pairs;
+        stats.pairs_after_prepass = work.setup.pairs_after_prepass;
+        work.setup = stats;
+        Ok(work)
+    }
+
+    /// One step of ADAPTIVE-BISECTION (M2 Fig. 2, step 2) on a pending
+    /// segment.
+    fn pop_one(
+        &self,
+        work: &mut SegmentWork,
+        ws: &mut Workspaces,
+        stats: &mut PathStats,
+    ) -> Result<(), BisectionError> {
+        let Some(e) = work.queue.pop() else {
+            work.verdict = Verdict::Free;
+            return Ok(());
+        };
+        stats.queue_pops += 1;
+        if e.lambda + work.pair_pad(e.pair) < e.eta0 + e.eta1 {
+            if work.queue.is_empty() {
+                work.verdict = Verdict::Free;
+            }
+            return Ok(());
+        }
+        let sm = 0.5 * (e.s0 + e.s1);
+        if !(e.s0 < sm && sm < e.s1) {
+            work.verdict = Verdict::Stuck;
+            return Ok(());
+        }
+        let split = self.split(work, e, sm, ws, stats);
+        if split.is_err() {
+            // The entry goes back: a cached segment never loses work it
+            // still owes (it would be answered free without it).
+            work.queue.push(e);
+        }
+        split
+    }
+
+    /// Step 2.2 of M2 Fig. 2 for an entry that fails Lemma 1: the
+    /// midpoint's distance, then a collision or both halves queued.
+    fn split(
+        &self,
+        work: &mut SegmentWork,
+        e: Entry,
+        sm: f64,
+        ws: &mut Workspaces,
+        stats: &mut PathStats,
+    ) -> Result<(), BisectionError> {
+        let pair = self.pairs[e.pair as usize];
+        let [i0, im, i1] = [
+            self.node(work, e.s0, stats)?,
+            self.node(work, sm, stats)?,
+            self.node(work, e.s1, stats)?,
+        ];
+        let eta = self.eta(
+            pair,
+            &work.nodes[im],
+            self.options.clearance,
+            work.extent,
+            ws,
+            stats,
+        )?;
+        if eta <= 0.0 {
+            work.verdict = Verdict::Collides(sm, e.pair);
+            return Ok(());
+        }
+        let left = self.pair_lambda(pair, &work.nodes[i0].q, &work.nodes[im].q)?;
+        let right = self.pair_lambda(pair, &work.nodes[im].q, &work.nodes[i1].q)?;
+        for (lambda, s0, s1, eta0, eta1) in [
+            (left, e.s0, sm, e.eta0, eta),
+            (right, sm, e.s1, eta, e.eta1),
+        ] {
+            work.queue.push(Entry {
+                key: lambda - eta0 - eta1,
+                lambda,
+                pair: e.pair,
+                s0,
+                s1,
+                eta0,
+                eta1,
+            });
+        }
+        Ok(())
+    }
+
+    /// The discrete check of every kept pair at `s`: the first pair that
+    /// overlaps, if any.
+    fn discrete(
+        &self,
+        work: &mut SegmentWork,
+        s: f64,
+        ws: &mut Workspaces,
+        stats: &mut PathStats,
+    ) -> Result<Option<(f64, u32)>, BisectionError> {
+        let n = self.node(work, s, stats)?;
+        for &p in &work.pairs {
+            if self.overlaps(self.pairs[p as usize], &work.nodes[n], ws, stats)? {
+                return Ok(Some((s, p)));
+            }
+        }
+        // Fixed resolution visits each midpoint once: keep no nodes.
+        work.nodes.truncate(2);
+        work.index.retain(|_, i| *i < 2);
+        Ok(None)
+    }
+
+    /// The one-end covering walk (see the module docs).
+    fn walk(
+        &self,
+        qa: &[f64],
+        qb: &[f64],
+        ws: &mut Workspaces,
+    ) -> Result<SegmentReport, BisectionError> {
+        let mut stats = PathStats::default();
+        let mut work = self.prepare(qa, qb, &mut stats)?;
+        stats.pairs = work.setup.pairs;
+        stats.pairs_after_prepass = work.setup.pairs_after_prepass;
+        let eps = self.options.clearance.max(WALK_FLOOR * work.extent);
+        let tree = self.body.tree();
+        let at = |s: f64, p: u32| {
+            let pair = self.pairs[p as usize];
+            CollisionAt {
+                segment: 0,
+                s,
+                link: pair.link,
+                other: pair.other,
+            }
+        };
+        let report = |status, prefix: f64, collision, stats| SegmentReport {
+            status,
+            certified_free_prefix: prefix,
+            collision,
+            stats,
+        };
+        // Min-heap on the pair's certified end `s`.
+        let mut heap: BinaryHeap<(Reverse<TopKey>, Reverse<u32>, u64)> = BinaryHeap::new();
+        let start = self.node(&mut work, 0.0, &mut stats)?;
+        let end = self.node(&mut work, 1.0, &mut stats)?;
+        for &p in &work.pairs {
+            let pair = self.pairs[p as usize];
+            let node = &work.nodes[start];
+            let eta = self.eta(pair, node, eps, work.extent, ws, &mut stats)?;
+            if eta <= 0.0 || self.contained(pair, node, &mut stats)? {
+                return Ok(report(PathStatus::Collides, 0.0, Some(at(0.0, p)), stats));
+            }
+            heap.push((Reverse(TopKey(0.0)), Reverse(p), eta.to_bits()));
+        }
+        let mut q = vec![0.0; tree.nq()];
+        let mut poses = vec![DAffine3::IDENTITY; tree.len()];
+        let mut q_s = work.nodes[start].q.clone();
+        let mut s_cached = 0.0_f64;
+        while let Some(&(Reverse(TopKey(s)), Reverse(p), eta_bits)) = heap.peek() {
+            if s >= 1.0 {
+                return Ok(report(PathStatus::Free, 1.0, None, stats));
+            }
+            if stats.queue_pops >= self.options.max_queue_pops {
+                return Ok(report(PathStatus::BudgetExhausted, s, None, stats));
+            }
+            heap.pop();
+            stats.queue_pops += 1;
+            let eta = f64::from_bits(eta_bits);
+            let pair = self.pairs[p as usize];
+            if s.to_bits() != s_cached.to_bits() {
+                work.motion.config_at(tree, s, &mut q_s)?;
+                s_cached = s;
+            }
+            let to_end = self.pair_lambda(pair, &q_s, &work.nodes[end].q)?;
+            let pad = work.pair_pad(p);
+            if to_end + pad < eta {
+                heap.push((Reverse(TopKey(1.0)), Reverse(p), eta_bits));
+                continue;
+            }
+            let mut h = (1.0 - s) * ((eta - pad) / to_end).clamp(0.0, 1.0) * WALK_STEP;
+            let mut next = None;
+            for _ in 0..WALK_HALVINGS {
+                let s1 = s + h;
+                if s1 <= s || s1.is_nan() {
+                    break;
+                }
+                work.motion.config_at(tree, s1, &mut q)?;
+                if self.pair_lambda(pair, &q_s, &q)? + pad < eta {
+                    next = Some(s1);
+                    break;
+                }
+                h *= 0.5;
+            }
+            let Some(s1) = next else {
+                // No representable step is certified: undecided here.
+                return Ok(report(PathStatus::BudgetExhausted, s, None, stats));
+            };
+            work.motion.poses_at(tree, s1, &mut q, &mut poses)?;
+            stats.forward_kinematics += 1;
+            let node = Node {
+                q: q.clone(),
+                poses: poses.clone(),
+            };
+            let eta1 = self.eta(pair, &node, eps, work.extent, ws, &mut stats)?;
+            if eta1 <= 0.0 {
+                let others = heap.peek().map_or(1.0, |&(Reverse(TopKey(t)), ..)| t);
+                return Ok(report(
+                    PathStatus::Collides,
+                    s1.min(others),
+                    Some(at(s1, p)),
+                    stats,
+                ));
+            }
+            heap.push((Reverse(TopKey(s1)), Reverse(p), eta1.to_bits()));
+        }
+        // No pair survived the pre-pass.
+        Ok(report(PathStatus::Free, 1.0, None, stats))
+    }
+}

@@ -1,0 +1,145 @@
+//! ADAPTIVE-BISECTION against the brute-force oracle (dense samples,
+//! all-pairs triangle intersection and containment): a segment with a
+//! colliding sample is never answered free, and a certified free prefix
+//! `[0, s)` never holds a colliding sample.
+
+mod common;
+
+use armature_adaptive_bisection::{CheckOptions, PathChecker, PathStatus};
+use armature_bvh_geometry::{ArticulatedBody, DisabledPairs, Obstacle};
+use common::{SAMPLES, arm, first_colliding_sample, folding_arm, thin_obstacles, two_arms};
+use proptest::prelude::*;
+
+/// What one random segment showed; the counts make sure both outcomes are
+/// exercised.
+#[derive(Debug, Default)]
+struct Outcome {
+    oracle_hit: bool,
+    free: bool,
+}
+
+fn check_one(
+    body: &ArticulatedBody,
+    obstacles: &[Obstacle],
+    self_collision: bool,
+    qa: &[f64],
+    qb: &[f64],
+) -> Result<Outcome, TestCaseError> {
+    let options = CheckOptions::default()
+        .with_self_collision(self_collision)
+        .with_locate_first_collision(true);
+    let mut checker = PathChecker::new(body, obstacles, &DisabledPairs::new(), &options).unwrap();
+    let report = checker.check_segment(qa, qb).unwrap();
+    let walk = checker.first_collision(qa, qb).unwrap();
+    let hit = first_colliding_sample(body, obstacles, self_collision, qa, qb);
+    prop_assert_ne!(report.status, PathStatus::BudgetExhausted);
+    if let Some(k) = hit {
+        prop_assert_ne!(
+            report.status,
+            PathStatus::Free,
+            "sample {} of {} collides, the segment was answered free",
+            k,
+            SAMPLES
+        );
+        prop_assert_ne!(walk.status, PathStatus::Free);
+        let s_hit = k as f64 / SAMPLES as f64;
+        prop_assert!(
+            walk.certified_free_prefix <= s_hit,
+            "walk prefix {} holds the colliding sample at {}",
+            walk.certified_free_prefix,
+            s_hit
+        );
+        let (seg, s) = report.certified_free_prefix;
+        prop_assert_eq!(seg, 0);
+        prop_assert!(
+            s <= s_hit,
+            "path prefix {} holds the colliding sample at {}",
+            s,
+            s_hit
+        );
+    }
+    // A clearance never makes a colliding segment free either.
+    let mut coarse = PathChecker::new(
+        body,
+        obstacles,
+        &DisabledPairs::new(),
+        &options.with_clearance(0.02),
+    )
+    .unwrap();
+    let with_clearance = coarse.check_segment(qa, qb).unwrap();
+    if hit.is_some() {
+        prop_assert_ne!(with_clearance.status, PathStatus::Free);
+    }
+    if report.status == PathStatus::Free {
+        prop_assert_eq!(report.certified_free_prefix, (0, 1.0));
+    }
+    Ok(Outcome {
+        oracle_hit: hit.is_some(),
+        free: report.status == PathStatus::Free,
+    })
+}
+
+fn angles(n: usize, range: f64) -> impl Strategy<Value = Vec<f64>> {
+    proptest::collection::vec(-range..range, n)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// The spatial arm among a 2 mm plate, a 2 cm rod and a box.
+    #[test]
+    fn arm_among_thin_obstacles(qa in angles(3, 3.0), d in angles(3, 1.5)) {
+        let body = arm();
+        let obstacles = thin_obstacles();
+        let qb: Vec<f64> = qa.iter().zip(&d).map(|(a, d)| a + d).collect();
+        check_one(&body, &obstacles, true, &qa, &qb)?;
+    }
+
+    /// A planar four-link arm folding onto itself (self-collision only).
+    #[test]
+    fn folding_arm_self_collision(qa in angles(4, 3.0), d in angles(4, 1.5)) {
+        let body = folding_arm();
+        let qb: Vec<f64> = qa.iter().zip(&d).map(|(a, d)| a + d).collect();
+        check_one(&body, &[], true, &qa, &qb)?;
+    }
+
+    /// Two arms (two roots) reaching for each other among the obstacles.
+    #[test]
+    fn two_arms_among_thin_obstacles(qa in angles(6, 3.0), d in angles(6, 1.5)) {
+        let body = two_arms();
+        let obstacles = thin_obstacles();
+        let qb: Vec<f64> = qa.iter().zip(&d).map(|(a, d)| a + d).collect();
+        check_one(&body, &obstacles, true, &qa, &qb)?;
+    }
+}
+
+/// A fixed-seed sweep over the three scenes: the property above holds, and
+/// both verdicts occur often enough for it to mean something.
+#[test]
+fn both_verdicts_occur() {
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        ((state >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+    };
+    let scenes: [(ArticulatedBody, Vec<Obstacle>); 3] = [
+        (arm(), thin_obstacles()),
+        (folding_arm(), Vec::new()),
+        (two_arms(), thin_obstacles()),
+    ];
+    for (body, obstacles) in &scenes {
+        let nq = body.tree().nq();
+        let (mut hits, mut frees) = (0, 0);
+        for _ in 0..12 {
+            let qa: Vec<f64> = (0..nq).map(|_| 3.0 * next()).collect();
+            let qb: Vec<f64> = qa.iter().map(|a| a + 1.5 * next()).collect();
+            let o = check_one(body, obstacles, true, &qa, &qb).unwrap();
+            hits += usize::from(o.oracle_hit);
+            frees += usize::from(o.free);
+        }
+        assert!(hits >= 2, "{}: only {hits} colliding segments", body.name());
+        assert!(frees >= 2, "{}: only {frees} free segments", body.name());
+    }
+}
