@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use armature_adaptive_bisection::BisectionError;
 use armature_bvh_geometry::GeometryError;
 use armature_conservative_advance::CcdError;
 use armature_kinematics::KinematicsError;
@@ -83,6 +84,16 @@ pub enum Error {
     /// A conservative-advancement error.
     #[error("continuous collision query: {0}")]
     Ccd(#[source] Box<CcdError>),
+    /// A path check (adaptive bisection) could not run: the scene cannot be
+    /// prepared for it (an obstacle that moves over time) or a pose was
+    /// rejected. Bad waypoints are [`Error::Configuration`] instead.
+    #[error("{context}: {source}")]
+    Path {
+        /// What was being done (`path check`, `path check of `paths[3]``).
+        context: String,
+        /// The error.
+        source: Box<BisectionError>,
+    },
     /// The thread pool of a pipeline could not be built.
     #[error("thread pool: {0}")]
     ThreadPool(String),

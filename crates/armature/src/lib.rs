@@ -14,9 +14,11 @@
 //! - [`Pipeline`]: the stages of a query, composed once with
 //!   [`Pipeline::builder`]; [`Pipeline::first_contact`],
 //!   [`Pipeline::first_contact_batch`] (rayon, deterministic),
-//!   [`Pipeline::check`] (discrete collision and distance).
+//!   [`Pipeline::check`] (discrete collision and distance),
+//!   [`Pipeline::check_path`] and [`Pipeline::check_path_batch`] (whole
+//!   paths by adaptive bisection, a [`PathReport`]).
 //! - [`Error`]: one error type; every variant names the offending input.
-//! - The `armature` command line (`info`, `toc`, `check`; `--json`), built
+//! - The `armature` command line (`info`, `toc`, `check`, `path`; `--json`), built
 //!   with the default `cli` feature; its contract is in `docs/cli.md`.
 //! - `oracle` (feature `oracle`): the brute-force oracle that tests and the
 //!   benchmark suite check every answer against.
@@ -72,6 +74,7 @@ pub mod scene_file;
 pub use error::Error;
 pub use pipeline::{
     BroadPhase, CheckReport, ExactStage, Motion, PairWitness, Pipeline, PipelineBuilder, Prepared,
+    PreparedPaths,
 };
 pub use scene::{
     BodyInfo, DEFAULT_DISTANCE_THRESHOLD, JointInfo, LoadWarning, LoadWarningKind, Scene,
@@ -80,12 +83,14 @@ pub use scene::{
 pub use scene_file::LoadProgress;
 
 // Query answers users read without naming the layer they come from.
+pub use armature_adaptive_bisection::{CollisionAt, PathReport, PathStats, PathStatus};
 pub use armature_conservative_advance::{CcdReport, CcdStats, CcdStatus, Contact, Other};
 
 /// The types most programs need, gathered from every layer.
 pub mod prelude {
     pub use crate::{
-        BroadPhase, CcdReport, CcdStatus, CheckReport, Contact, Error, Other, Pipeline, Scene,
+        BroadPhase, CcdReport, CcdStatus, CheckReport, Contact, Error, Other, PathReport,
+        PathStatus, Pipeline, Scene,
     };
     pub use armature_bvh_geometry::{ArticulatedBody, Obstacle, TriMesh};
     pub use armature_interval_taylor::prelude::*;

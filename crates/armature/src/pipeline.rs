@@ -14,13 +14,21 @@
 //! that do not depend on the thread count; [`Pipeline::prepare`] keeps the
 //! scene's prepared hierarchies for a stream of queries on one thread;
 //! [`Pipeline::check`] is the discrete test (collision and distance) at one
-//! configuration.
+//! configuration. [`Pipeline::check_path`] decides a whole path of
+//! joint-space straight segments by adaptive bisection (M2) with a
+//! [`PathReport`]; [`Pipeline::check_path_batch`] answers many paths on
+//! rayon, and [`Pipeline::prepare_paths`] keeps the segment cache for a
+//! stream of path queries on one thread.
 //!
 //! **Guarantee.** The exact stage's clearance contract, stated on
 //! [`CcdReport`]: with `δ` the distance
 //! threshold, a motion reported free keeps every pair at least
 //! `min(δ, d(0) / 3)` apart, and a reported time of contact is never later
-//! than the first time a pair comes closer than that.
+//! than the first time a pair comes closer than that. A path reported
+//! [`PathStatus::Free`](crate::PathStatus::Free) keeps every tested pair apart at every
+//! configuration of every segment (with a path clearance `ε > 0`, pairs
+//! closer than `ε` count as colliding), and [`PathReport::certified_free_prefix`]
+//! never reaches past a colliding configuration.
 //!
 //! ```no_run
 //! use armature::{Pipeline, Scene};
@@ -36,6 +44,7 @@
 
 use std::sync::Arc;
 
+use armature_adaptive_bisection::{BisectionError, CheckOptions, PathChecker, PathReport};
 use armature_bvh_geometry::query::{
     CollideMode, CollideWorkspace, DistanceWorkspace, MeshObject, collide, containment, distance,
 };
@@ -77,6 +86,9 @@ pub struct Pipeline {
     distance_threshold: Option<f64>,
     max_iterations: usize,
     early_out: bool,
+    path_clearance: f64,
+    max_queue_pops: u64,
+    locate_path_collision: bool,
     threads: Option<usize>,
     pool: Option<Arc<rayon::ThreadPool>>,
 }
@@ -90,6 +102,9 @@ impl Default for Pipeline {
             distance_threshold: None,
             max_iterations: CcdOptions::default().max_ca_iterations_per_pair,
             early_out: false,
+            path_clearance: 0.0,
+            max_queue_pops: CheckOptions::default().max_queue_pops,
+            locate_path_collision: true,
             threads: None,
             pool: None,
         }
@@ -149,6 +164,37 @@ impl PipelineBuilder {
         self
     }
 
+    /// The clearance `ε ≥ 0` of path checks (default 0): a path is
+    /// reported free only when every tested pair stays more than `ε` apart
+    /// along it; pairs closer than `ε` count as colliding. A positive `ε`
+    /// bounds the work on paths that pass close to an obstacle (bisection
+    /// stops splitting once a pair is known to stay `ε` away), at the
+    /// price of rejecting paths that are free but closer than `ε`.
+    #[must_use]
+    pub const fn path_clearance(mut self, eps: f64) -> Self {
+        self.pipeline.path_clearance = eps;
+        self
+    }
+
+    /// Queue pops (bisection steps) one path query may make before the
+    /// answer is [`PathStatus::BudgetExhausted`](crate::PathStatus::BudgetExhausted): "may collide after the
+    /// certified prefix" (default 1,000,000).
+    #[must_use]
+    pub const fn max_queue_pops(mut self, n: u64) -> Self {
+        self.pipeline.max_queue_pops = n;
+        self
+    }
+
+    /// Whether a colliding path's collision is located on its first
+    /// colliding segment (default on), so that
+    /// [`PathReport::certified_free_prefix`] reaches up to it; off, the
+    /// prefix stops at the start of that segment and the query is cheaper.
+    #[must_use]
+    pub const fn locate_path_collision(mut self, on: bool) -> Self {
+        self.pipeline.locate_path_collision = on;
+        self
+    }
+
     /// Threads of batch queries (default: rayon's global pool, one thread
     /// per core).
     #[must_use]
@@ -161,7 +207,8 @@ impl PipelineBuilder {
     ///
     /// # Errors
     /// [`Error::InvalidOption`] for a threshold that is not finite and
-    /// positive, zero iterations or zero threads; [`Error::ThreadPool`]
+    /// positive, zero iterations, a path clearance that is not finite and
+    /// non-negative, zero queue pops or zero threads; [`Error::ThreadPool`]
     /// when the threads cannot be started.
     pub fn build(mut self) -> Result<Pipeline, Error> {
         let p = &mut self.pipeline;
@@ -177,6 +224,20 @@ impl PipelineBuilder {
         if p.max_iterations == 0 {
             return Err(Error::InvalidOption {
                 name: "max_iterations_per_pair",
+                value: 0.0,
+                why: "must be at least 1",
+            });
+        }
+        if !(p.path_clearance.is_finite() && p.path_clearance >= 0.0) {
+            return Err(Error::InvalidOption {
+                name: "path_clearance",
+                value: p.path_clearance,
+                why: "must be finite and non-negative",
+            });
+        }
+        if p.max_queue_pops == 0 {
+            return Err(Error::InvalidOption {
+                name: "max_queue_pops",
                 value: 0.0,
                 why: "must be at least 1",
             });
@@ -340,6 +401,130 @@ impl Pipeline {
     pub fn collides(&self, scene: &Scene, q: &[f64]) -> Result<bool, Error> {
         Ok(check(scene, q, false)?.colliding)
     }
+
+    /// The path clearance `ε` ([`PipelineBuilder::path_clearance`]).
+    #[must_use]
+    pub const fn path_clearance(&self) -> f64 {
+        self.path_clearance
+    }
+
+    /// The budget of queue pops per path query
+    /// ([`PipelineBuilder::max_queue_pops`]).
+    #[must_use]
+    pub const fn max_queue_pops(&self) -> u64 {
+        self.max_queue_pops
+    }
+
+    /// The adaptive-bisection options this pipeline uses on `scene`: its
+    /// clearance, budget and collision location, and the scene's pair
+    /// rules (self-collision, adjacent links, rigid groups never), the
+    /// ones [`Pipeline::first_contact`] and [`Pipeline::check`] follow.
+    #[must_use]
+    pub fn path_options(&self, scene: &Scene) -> CheckOptions {
+        let mut options = CheckOptions::default()
+            .with_clearance(self.path_clearance)
+            .with_max_queue_pops(self.max_queue_pops)
+            .with_self_collision(scene.self_collision())
+            .with_skip_adjacent(scene.skip_adjacent())
+            .with_locate_first_collision(self.locate_path_collision);
+        // Links of one rigid group never move relative to each other: the
+        // scene never tests them, whatever `skip_adjacent` says.
+        options.skip_rigidly_attached = true;
+        options
+    }
+
+    /// Prepares `scene` for many path queries on one thread: the pair list
+    /// and the curve-length bounds are built once, and segment work is
+    /// cached between queries (see [`PreparedPaths`]).
+    ///
+    /// # Errors
+    /// [`Error::Path`] when the scene cannot be prepared (an obstacle that
+    /// moves over time, a link mesh with a non-finite vertex).
+    pub fn prepare_paths<'s>(&self, scene: &'s Scene) -> Result<PreparedPaths<'s>, Error> {
+        let checker = PathChecker::new(
+            scene.body(),
+            scene.obstacles(),
+            scene.disabled_pairs(),
+            &self.path_options(scene),
+        )
+        .map_err(|e| path_error("", e))?;
+        Ok(PreparedPaths { scene, checker })
+    }
+
+    /// Whether the path through `waypoints` (segment `k` joint-space
+    /// straight from waypoint `k` to `k + 1`) is collision-free, by the
+    /// adaptive bisection of M2, on the pairs [`Pipeline::first_contact`]
+    /// tests. [`PathStatus::BudgetExhausted`](crate::PathStatus::BudgetExhausted) means "may collide after the
+    /// certified prefix"; see [`PathReport`] and the [module docs](self).
+    ///
+    /// # Errors
+    /// [`Error::Configuration`] naming the waypoints (`waypoints`: fewer
+    /// than two) or the waypoint (`waypoints[2]`: a wrong length, a
+    /// non-finite value, a zero quaternion); [`Error::Path`] as
+    /// [`Pipeline::prepare_paths`], or for poses the queries reject.
+    pub fn check_path<Q: AsRef<[f64]>>(
+        &self,
+        scene: &Scene,
+        waypoints: &[Q],
+    ) -> Result<PathReport, Error> {
+        check_waypoints(scene, "", waypoints)?;
+        self.prepare_paths(scene)?.check_path(waypoints)
+    }
+
+    /// [`Pipeline::check_path`] for every path, on the pipeline's threads.
+    /// Each answer (status, prefix, collision, counts) is the one a single
+    /// query gives, whatever the number of threads: every path starts
+    /// with an empty segment cache.
+    ///
+    /// # Errors
+    /// The outer error: the scene cannot be prepared
+    /// ([`Pipeline::prepare_paths`]). Per path, as [`Pipeline::check_path`]
+    /// with the waypoints named `paths[i].waypoints[k]`.
+    pub fn check_path_batch<P, Q>(
+        &self,
+        scene: &Scene,
+        paths: &[P],
+    ) -> Result<Vec<Result<PathReport, Error>>, Error>
+    where
+        P: AsRef<[Q]> + Sync,
+        Q: AsRef<[f64]> + Sync,
+    {
+        // Fails here, once, for a scene that cannot be prepared.
+        drop(self.prepare_paths(scene)?);
+        let run = || {
+            paths
+                .par_iter()
+                .enumerate()
+                .map_init(
+                    || self.prepare_paths(scene).ok(),
+                    |prepared, (i, path)| {
+                        let prefix = format!("paths[{i}].");
+                        let waypoints = path.as_ref();
+                        check_waypoints(scene, &prefix, waypoints)?;
+                        let answer = match prepared {
+                            Some(p) => {
+                                // A cache filled by other paths would make
+                                // the answer depend on the worker's history
+                                // (a segment left undecided by the budget
+                                // resumes), so each path starts afresh.
+                                p.checker.clear_cache();
+                                p.checker.check_path(waypoints)
+                            }
+                            // Prepared once above, so this is not reached;
+                            // answering through a fresh preparation keeps
+                            // it an error, not a panic, if it ever is.
+                            None => self.prepare_paths(scene)?.checker.check_path(waypoints),
+                        };
+                        answer.map_err(|e| path_error(&prefix, e))
+                    },
+                )
+                .collect()
+        };
+        Ok(match &self.pool {
+            Some(pool) => pool.install(run),
+            None => run(),
+        })
+    }
 }
 
 /// A scene prepared by [`Pipeline::prepare`] for queries on one thread.
@@ -365,6 +550,86 @@ impl Prepared<'_> {
         self.scene.check_configuration("q0", q0)?;
         self.scene.check_configuration("q1", q1)?;
         Ok(self.ccd.first_contact(q0, q1, &mut self.ws)?)
+    }
+}
+
+/// A scene prepared by [`Pipeline::prepare_paths`] for path queries on one
+/// thread. Segment work is cached between its queries, keyed by the exact
+/// end points: a path that repeats a segment of an earlier one reuses the
+/// verdict, and a segment the budget left undecided resumes where it
+/// stopped, so answers may depend on earlier queries (only ever from
+/// [`PathStatus::BudgetExhausted`](crate::PathStatus::BudgetExhausted) to a decided answer); use
+/// [`PreparedPaths::clear_cache`] for answers independent of them.
+#[derive(Debug)]
+pub struct PreparedPaths<'s> {
+    scene: &'s Scene,
+    checker: PathChecker<'s>,
+}
+
+impl PreparedPaths<'_> {
+    /// The scene.
+    #[must_use]
+    pub const fn scene(&self) -> &Scene {
+        self.scene
+    }
+
+    /// Empties the segment cache.
+    pub fn clear_cache(&mut self) {
+        self.checker.clear_cache();
+    }
+
+    /// As [`Pipeline::check_path`], reusing the prepared scene and the
+    /// segment cache.
+    ///
+    /// # Errors
+    /// As [`Pipeline::check_path`].
+    pub fn check_path<Q: AsRef<[f64]>>(&mut self, waypoints: &[Q]) -> Result<PathReport, Error> {
+        check_waypoints(self.scene, "", waypoints)?;
+        self.checker
+            .check_path(waypoints)
+            .map_err(|e| path_error("", e))
+    }
+}
+
+/// Checks a path's waypoints against the scene, naming the path's
+/// waypoints `{prefix}waypoints` and each `{prefix}waypoints[k]`.
+fn check_waypoints<Q: AsRef<[f64]>>(
+    scene: &Scene,
+    prefix: &str,
+    waypoints: &[Q],
+) -> Result<(), Error> {
+    if waypoints.len() < 2 {
+        return Err(too_few_waypoints(prefix, waypoints.len()));
+    }
+    for (k, q) in waypoints.iter().enumerate() {
+        scene.check_configuration(&format!("{prefix}waypoints[{k}]"), q.as_ref())?;
+    }
+    Ok(())
+}
+
+fn too_few_waypoints(prefix: &str, got: usize) -> Error {
+    Error::Configuration {
+        which: format!("{prefix}waypoints"),
+        message: format!("a path needs at least 2 waypoints, got {got}"),
+    }
+}
+
+/// The facade's error for a path check's, naming the waypoint at fault.
+fn path_error(prefix: &str, e: BisectionError) -> Error {
+    match e {
+        BisectionError::TooFewWaypoints { got } => too_few_waypoints(prefix, got),
+        BisectionError::Waypoint { index, source } => Error::Configuration {
+            which: format!("{prefix}waypoints[{index}]"),
+            message: source.to_string(),
+        },
+        e => Error::Path {
+            context: if prefix.is_empty() {
+                "path check".to_owned()
+            } else {
+                format!("path check of `{}`", prefix.trim_end_matches('.'))
+            },
+            source: Box::new(e),
+        },
     }
 }
 
