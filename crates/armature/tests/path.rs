@@ -233,9 +233,11 @@ fn threads(n: usize, pops: Option<u64>) -> Pipeline {
 fn batch_answers_are_single_answers_whatever_the_threads() {
     let scene = fixture("cell.ron");
     let mut paths = paths(&scene, 0xba7c4, 16, 3);
-    // The same path twice: the second must not resume the first's work.
-    paths.push(paths[0].clone());
-    paths.push(paths[5].clone());
+    // The same path twice in a row (one worker answers both): the second
+    // must not resume the first's work.
+    paths.insert(1, paths[0].clone());
+    paths.insert(6, paths[5].clone());
+    paths.insert(7, paths[5].clone());
     for pops in [None, Some(4)] {
         let one = threads(1, pops);
         let singles: Vec<PathReport> = paths
