@@ -1,4 +1,5 @@
-//! The `armature` command line: `info`, `toc` and `check` on a scene file.
+//! The `armature` command line: `info`, `toc`, `check` and `path` on a
+//! scene file.
 //!
 //! Every command reads a RON scene file (`--scene`), runs one query and
 //! prints its answer, aligned text by default or one JSON object with
@@ -20,6 +21,8 @@ mod check;
 mod info;
 #[path = "armature/output.rs"]
 mod output;
+#[path = "armature/path.rs"]
+mod path;
 #[path = "armature/progress.rs"]
 mod progress;
 #[path = "armature/toc.rs"]
@@ -55,6 +58,9 @@ enum Command {
     Toc(toc::TocArgs),
     /// Discrete collision and distance at one configuration.
     Check(check::CheckArgs),
+    /// Whether a path through waypoints (joint-space straight segments) is
+    /// collision-free, by adaptive bisection.
+    Path(path::PathArgs),
 }
 
 /// The options every command takes.
@@ -101,6 +107,7 @@ fn main() -> ExitCode {
         Command::Info(args) => info::run(args, &mut out),
         Command::Toc(args) => toc::run(args, &mut out),
         Command::Check(args) => check::run(args, &mut out),
+        Command::Path(args) => path::run(args, &mut out),
     }
     .and_then(|()| out.flush().map_err(Failure::from));
     match result {
