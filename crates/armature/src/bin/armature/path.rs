@@ -217,6 +217,11 @@ fn waypoint_error(e: Error, name: &str, lines: &[usize]) -> Failure {
 
 /// The configuration at parameter `s` of segment `k`.
 fn config_at(scene: &Scene, waypoints: &[Vec<f64>], k: usize, s: f64) -> Result<Vec<f64>, Failure> {
+    // The ends are the waypoints themselves, not their rounded
+    // interpolation.
+    if s == 0.0 || s == 1.0 {
+        return Ok(waypoints[k + usize::from(s == 1.0)].clone());
+    }
     let tree = scene.body().tree();
     let kinematics = |e| Error::Kinematics {
         context: "configuration at the collision".to_owned(),
