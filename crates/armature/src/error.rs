@@ -89,7 +89,7 @@ pub enum Error {
     /// rejected. Bad waypoints are [`Error::Configuration`] instead.
     #[error("{context}: {source}")]
     Path {
-        /// What was being done (`path check`, `path check of `paths[3]``).
+        /// What was being done (``path check``, ``path check of `paths[3]` ``).
         context: String,
         /// The error.
         source: Box<BisectionError>,

@@ -4,9 +4,10 @@
 //! the broad phase (the dynamic link hierarchy with Taylor-model or
 //! interval enclosures of each link's box over the motion), the exact stage
 //! (conservative advancement, M4), temporal culling, the iteration budget,
-//! path-validity early-out, and the threads of batch queries. Later stages
-//! (swept-volume culling and root finding of M1, M2's adaptive bisection,
-//! M5's penetration depth) plug into the same builder.
+//! path-validity early-out, the clearance and budget of path checks (M2's
+//! adaptive bisection), and the threads of batch queries. Later stages
+//! (swept-volume culling and root finding of M1, M5's penetration depth)
+//! plug into the same builder.
 //!
 //! **Queries.** [`Pipeline::first_contact`] answers one motion `q0 → q1`
 //! (in-between motion, time normalised to `[0, 1]`) with a [`CcdReport`];

@@ -295,7 +295,9 @@ fn bad_waypoints_are_errors_naming_them() {
     let scene = fixture("single.ron");
     let pipeline = pipeline();
     let ok = vec![0.0, 0.0, 0.0];
-    let e = pipeline.check_path(&scene, &[ok.clone()]).unwrap_err();
+    let e = pipeline
+        .check_path(&scene, std::slice::from_ref(&ok))
+        .unwrap_err();
     assert_eq!(which(&e), "waypoints");
     assert!(e.to_string().contains("at least 2 waypoints, got 1"), "{e}");
     let none: [Vec<f64>; 0] = [];
