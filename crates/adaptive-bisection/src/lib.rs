@@ -30,9 +30,10 @@
 //! | [`PathChecker::first_collision`] | one-end covering walk: a certified free prefix `[0, s)` | M2 §II.E, Fig. 3b |
 //! | [`PathChecker::check_path_fixed_resolution`] | FIXED-RES-BISECTION, the baseline (no guarantee) | M2 §V.A |
 //!
-//! Left for later: the REFINED variant that bisects per pair of bounding
-//! volumes instead of per pair of objects (M2 §VI), and the integration:
-//! the facade pipeline and the command line do not call this crate yet.
+//! The facade calls it through `Pipeline::check_path` (and a rayon
+//! batch), and the command line through `armature path`. Left for later:
+//! the REFINED variant that bisects per pair of bounding volumes instead of
+//! per pair of objects (M2 §VI).
 //!
 //! ```
 //! use std::sync::Arc;
