@@ -89,9 +89,12 @@ use std::collections::{BinaryHeap, HashMap};
 
 use armature_bvh_geometry::query::{
     CollideMode, CollideWorkspace, DistanceWorkspace, GreedyDistanceOptions, MeshObject, collide,
-    containment, greedy_distance,
+    containment, distance_rss_rss, greedy_distance, relative_pose,
 };
-use armature_bvh_geometry::{ArticulatedBody, DisabledPairs, LinkGeometry, LinkGroups, Obstacle};
+use armature_bvh_geometry::{
+    ArticulatedBody, Bvh, BvhVolume, DisabledPairs, LinkGeometry, LinkGroups, Obstacle, RigidMap,
+    Rss,
+};
 use armature_kinematics::{CurveLengthBounds, JointSpaceMotion, KinematicsError};
 use glam::{DAffine3, DVec3};
 
@@ -136,6 +139,11 @@ pub struct CheckOptions {
     /// [`PathReport::certified_free_prefix`] reaches up to it. Default
     /// `false`.
     pub locate_first_collision: bool,
+    /// REFINED-ADAPTIVE-BISECTION (M2 §VI): queue pairs of bounding
+    /// volumes instead of pairs of objects, and refine a failed Lemma 1
+    /// test in space before bisecting in time (see the
+    /// [module docs](self)). Default `false`.
+    pub refined: bool,
 }
 
 impl Default for CheckOptions {
@@ -147,6 +155,7 @@ impl Default for CheckOptions {
             skip_adjacent: true,
             skip_rigidly_attached: true,
             locate_first_collision: false,
+            refined: false,
         }
     }
 }
@@ -187,6 +196,13 @@ impl CheckOptions {
         self
     }
 
+    /// With or without the REFINED variant.
+    #[must_use]
+    pub const fn with_refined(mut self, on: bool) -> Self {
+        self.refined = on;
+        self
+    }
+
     /// Checks the ranges.
     ///
     /// # Errors
@@ -218,12 +234,16 @@ struct Node {
     poses: Vec<DAffine3>,
 }
 
-/// One queue entry: a pair still to be proven free on `[s0, s1]`.
+/// One queue entry: a pair still to be proven free on `[s0, s1]`; in the
+/// REFINED variant only the triangles below the nodes `na` (of the link's
+/// RSS tree) and `nb` (of the other object's), roots otherwise.
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     key: f64,
     lambda: f64,
     pair: u32,
+    na: u32,
+    nb: u32,
     s0: f64,
     s1: f64,
     eta0: f64,
@@ -249,6 +269,8 @@ impl Ord for Entry {
             .total_cmp(&other.key)
             .then_with(|| other.s0.total_cmp(&self.s0))
             .then_with(|| other.pair.cmp(&self.pair))
+            .then_with(|| other.na.cmp(&self.na))
+            .then_with(|| other.nb.cmp(&self.nb))
     }
 }
 
@@ -283,6 +305,9 @@ struct SegmentWork {
     verdict: Verdict,
     /// Pairs counted by the set-up, for the statistics.
     setup: PathStats,
+    /// η of whole pairs at nodes, `(pair, node) → η` (REFINED variant:
+    /// several pairs of leaves of one pair share a midpoint).
+    pair_etas: HashMap<(u32, usize), f64>,
 }
 
 impl SegmentWork {
@@ -528,6 +553,7 @@ impl<'a> PathChecker<'a> {
                 w.queue = BinaryHeap::new();
                 w.nodes = Vec::new();
                 w.index = HashMap::new();
+                w.pair_etas = HashMap::new();
             }
         }
 
@@ -894,6 +920,7 @@ impl Scene<'_> {
             extent: 0.0,
             verdict: Verdict::Pending,
             setup: PathStats::default(),
+            pair_etas: HashMap::new(),
         };
         let n0 = self.node(&mut work, 0.0, stats)?;
         self.node(&mut work, 1.0, stats)?;
@@ -991,6 +1018,8 @@ impl Scene<'_> {
                     key: lambda - etas[k][0] - etas[k][1],
                     lambda,
                     pair: p,
+                    na: 0,
+                    nb: 0,
                     s0: 0.0,
                     s1: 1.0,
                     eta0: etas[k][0],
@@ -1026,6 +1055,16 @@ impl Scene<'_> {
             }
             return Ok(());
         }
+        if self.options.refined {
+            match self.split_in_space(work, e, stats) {
+                Ok(true) => return Ok(()),
+                Ok(false) => {}
+                Err(err) => {
+                    work.queue.push(e);
+                    return Err(err);
+                }
+            }
+        }
         let sm = 0.5 * (e.s0 + e.s1);
         if !(e.s0 < sm && sm < e.s1) {
             work.verdict = Verdict::Stuck;
@@ -1056,18 +1095,39 @@ impl Scene<'_> {
             self.node(work, sm, stats)?,
             self.node(work, e.s1, stats)?,
         ];
-        let eta = self.eta(
-            pair,
-            &work.nodes[im],
-            self.options.clearance,
-            work.extent,
-            ws,
-            stats,
-        )?;
-        if eta <= 0.0 {
-            work.verdict = Verdict::Collides(sm, e.pair);
-            return Ok(());
-        }
+        let eta = if self.options.refined && !self.leaf_pair(pair, e)? {
+            // Inner volumes: their own bound only; 0 claims nothing, the
+            // halves are then refined in space.
+            self.bv_eta(pair, e.na, e.nb, &work.nodes[im])?
+        } else {
+            let key = (e.pair, im);
+            let whole = match work.pair_etas.get(&key) {
+                Some(&eta) => eta,
+                None => {
+                    let eta = self.eta(
+                        pair,
+                        &work.nodes[im],
+                        self.options.clearance,
+                        work.extent,
+                        ws,
+                        stats,
+                    )?;
+                    if self.options.refined {
+                        work.pair_etas.insert(key, eta);
+                    }
+                    eta
+                }
+            };
+            if whole <= 0.0 {
+                work.verdict = Verdict::Collides(sm, e.pair);
+                return Ok(());
+            }
+            if self.options.refined {
+                whole.max(self.bv_eta(pair, e.na, e.nb, &work.nodes[im])?)
+            } else {
+                whole
+            }
+        };
         let left = self.pair_lambda(pair, &work.nodes[i0].q, &work.nodes[im].q)?;
         let right = self.pair_lambda(pair, &work.nodes[im].q, &work.nodes[i1].q)?;
         for (lambda, s0, s1, eta0, eta1) in [
@@ -1078,6 +1138,8 @@ impl Scene<'_> {
                 key: lambda - eta0 - eta1,
                 lambda,
                 pair: e.pair,
+                na: e.na,
+                nb: e.nb,
                 s0,
                 s1,
                 eta0,
@@ -1085,6 +1147,93 @@ impl Scene<'_> {
             });
         }
         Ok(())
+    }
+
+    /// The RSS trees of a pair: (link side, other side).
+    fn trees(&self, pair: Pair) -> Result<[&Bvh<Rss>; 2], BisectionError> {
+        let a = &link_geometry(self.body, pair.link)?.rss_tree;
+        let b = match pair.other {
+            Object::Link(j) => &link_geometry(self.body, j)?.rss_tree,
+            Object::Obstacle(o) => &self.obstacles[o].geometry().rss_tree,
+        };
+        Ok([a, b])
+    }
+
+    /// Whether an entry's volumes are both leaves.
+    fn leaf_pair(&self, pair: Pair, e: Entry) -> Result<bool, BisectionError> {
+        let [ta, tb] = self.trees(pair)?;
+        Ok(ta.nodes()[e.na as usize].is_leaf() && tb.nodes()[e.nb as usize].is_leaf())
+    }
+
+    /// η of a pair of volumes at a configuration: the RSS–RSS distance
+    /// lower bound in the link's mesh frame, computed as GREEDY-DIST
+    /// computes it (the other volume mapped by the relative pose's
+    /// [`RigidMap`], whose images enclose the exact ones, and
+    /// [`distance_rss_rss`], which subtracts its own rounding allowance);
+    /// the rounding of the relative pose itself is in the pad, as for
+    /// GREEDY-DIST's bounds. Anything but a positive number counts as 0.
+    fn bv_eta(&self, pair: Pair, na: u32, nb: u32, node: &Node) -> Result<f64, BisectionError> {
+        let [(_, pa), (_, pb)] = self.posed(pair, node)?;
+        let [ta, tb] = self.trees(pair)?;
+        let map = RigidMap::new(&relative_pose(&pa, &pb));
+        let a = ta.nodes()[na as usize].bv;
+        let b = tb.nodes()[nb as usize].bv.transform_rigid(&map);
+        let d = distance_rss_rss(&a, &b);
+        Ok(if d > 0.0 { d } else { 0.0 })
+    }
+
+    /// REFINED-ADAPTIVE-BISECTION's step in space (M2 §VI, Fig. 16): an
+    /// entry that failed Lemma 1 is replaced by the two pairs of volumes
+    /// one level down (the larger volume split, as GREEDY-DIST splits it),
+    /// each with the larger of the parent's bound and its own at either
+    /// end; `false` when that cannot help, and the entry is bisected in
+    /// time instead: a pair of leaves, or volumes more than
+    /// `max(ε, 10⁻³ · extent)` apart at both ends (GREEDY-DIST would not
+    /// descend there at either end, M2 Fig. 16's intersection of the two
+    /// descents, with the threshold of the refined η).
+    fn split_in_space(
+        &self,
+        work: &mut SegmentWork,
+        e: Entry,
+        stats: &mut PathStats,
+    ) -> Result<bool, BisectionError> {
+        let pair = self.pairs[e.pair as usize];
+        let [ta, tb] = self.trees(pair)?;
+        let (na, nb) = (&ta.nodes()[e.na as usize], &tb.nodes()[e.nb as usize]);
+        if na.is_leaf() && nb.is_leaf() {
+            return Ok(false);
+        }
+        let near = self.options.clearance.max(REFINE_START * work.extent);
+        if e.eta0 > near && e.eta1 > near {
+            return Ok(false);
+        }
+        let children = if nb.is_leaf() || (!na.is_leaf() && na.bv.size() >= nb.bv.size()) {
+            na.children().map(|[l, r]| [(l, e.nb as usize), (r, e.nb as usize)])
+        } else {
+            nb.children().map(|[l, r]| [(e.na as usize, l), (e.na as usize, r)])
+        };
+        let Some(children) = children else {
+            return Ok(false);
+        };
+        let [i0, i1] = [
+            self.node(work, e.s0, stats)?,
+            self.node(work, e.s1, stats)?,
+        ];
+        let mut entries = [e; 2];
+        for (entry, (ca, cb)) in entries.iter_mut().zip(children) {
+            let (ca, cb) = (
+                u32::try_from(ca).unwrap_or(u32::MAX),
+                u32::try_from(cb).unwrap_or(u32::MAX),
+            );
+            entry.na = ca;
+            entry.nb = cb;
+            entry.eta0 = e.eta0.max(self.bv_eta(pair, ca, cb, &work.nodes[i0])?);
+            entry.eta1 = e.eta1.max(self.bv_eta(pair, ca, cb, &work.nodes[i1])?);
+            entry.key = e.lambda - entry.eta0 - entry.eta1;
+        }
+        stats.bv_pairs += 2;
+        work.queue.extend(entries);
+        Ok(true)
     }
 
     /// The discrete check of every kept pair at `s`: the first pair that

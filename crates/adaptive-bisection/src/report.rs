@@ -59,6 +59,10 @@ pub struct PathStats {
     pub forward_kinematics: u64,
     /// Segments whose earlier work came from the cache.
     pub segments_from_cache: usize,
+    /// Pairs of bounding volumes queued by splitting a pair of volumes in
+    /// space (the REFINED variant, [`crate::CheckOptions::refined`]; 0
+    /// otherwise).
+    pub bv_pairs: u64,
 }
 
 impl PathStats {
@@ -70,6 +74,7 @@ impl PathStats {
         self.discrete_checks += other.discrete_checks;
         self.forward_kinematics += other.forward_kinematics;
         self.segments_from_cache += other.segments_from_cache;
+        self.bv_pairs += other.bv_pairs;
     }
 }
 

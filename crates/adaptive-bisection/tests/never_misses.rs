@@ -1,7 +1,8 @@
-//! ADAPTIVE-BISECTION against the brute-force oracle (dense samples,
-//! all-pairs triangle intersection and containment): a segment with a
-//! colliding sample is never answered free, and a certified free prefix
-//! `[0, s)` never holds a colliding sample.
+//! ADAPTIVE-BISECTION and its REFINED variant against the brute-force
+//! oracle (dense samples, all-pairs triangle intersection and
+//! containment): a segment with a colliding sample is never answered free,
+//! a certified free prefix `[0, s)` never holds a colliding sample, and
+//! where both variants decide a segment they agree.
 
 mod common;
 
@@ -16,6 +17,8 @@ use proptest::prelude::*;
 struct Outcome {
     oracle_hit: bool,
     free: bool,
+    /// Pairs of volumes the REFINED variant queued (without clearance).
+    bv_pairs: u64,
 }
 
 fn check_one(
@@ -25,21 +28,53 @@ fn check_one(
     qa: &[f64],
     qb: &[f64],
 ) -> Result<Outcome, TestCaseError> {
+    let hit = first_colliding_sample(body, obstacles, self_collision, qa, qb);
+    let plain = check_variant(body, obstacles, self_collision, qa, qb, hit, false)?;
+    let refined = check_variant(body, obstacles, self_collision, qa, qb, hit, true)?;
+    // Both variants decide the same question: where both decide, they agree.
+    for (a, b) in plain.0.iter().zip(&refined.0) {
+        if *a != PathStatus::BudgetExhausted && *b != PathStatus::BudgetExhausted {
+            prop_assert_eq!(a, b, "ADAPTIVE and REFINED disagree");
+        }
+    }
+    Ok(Outcome {
+        oracle_hit: hit.is_some(),
+        free: plain.0[0] == PathStatus::Free,
+        bv_pairs: refined.1,
+    })
+}
+
+/// One variant against the oracle's first colliding sample `hit`: the
+/// verdicts without and with a clearance, and the pairs of volumes queued
+/// without.
+fn check_variant(
+    body: &ArticulatedBody,
+    obstacles: &[Obstacle],
+    self_collision: bool,
+    qa: &[f64],
+    qb: &[f64],
+    hit: Option<usize>,
+    refined: bool,
+) -> Result<([PathStatus; 2], u64), TestCaseError> {
     let options = CheckOptions::default()
         .with_self_collision(self_collision)
-        .with_locate_first_collision(true);
+        .with_locate_first_collision(true)
+        .with_refined(refined);
     let mut checker = PathChecker::new(body, obstacles, &DisabledPairs::new(), &options).unwrap();
     let report = checker.check_segment(qa, qb).unwrap();
     let walk = checker.first_collision(qa, qb).unwrap();
-    let hit = first_colliding_sample(body, obstacles, self_collision, qa, qb);
     prop_assert_ne!(report.status, PathStatus::BudgetExhausted);
+    if !refined {
+        prop_assert_eq!(report.stats.bv_pairs, 0);
+    }
     if let Some(k) = hit {
         prop_assert_ne!(
             report.status,
             PathStatus::Free,
-            "sample {} of {} collides, the segment was answered free",
+            "sample {} of {} collides, the segment was answered free (refined: {})",
             k,
-            SAMPLES
+            SAMPLES,
+            refined
         );
         prop_assert_ne!(walk.status, PathStatus::Free);
         let s_hit = k as f64 / SAMPLES as f64;
@@ -53,9 +88,10 @@ fn check_one(
         prop_assert_eq!(seg, 0);
         prop_assert!(
             s <= s_hit,
-            "path prefix {} holds the colliding sample at {}",
+            "path prefix {} holds the colliding sample at {} (refined: {})",
             s,
-            s_hit
+            s_hit,
+            refined
         );
     }
     // A clearance never makes a colliding segment free either.
@@ -68,15 +104,17 @@ fn check_one(
     .unwrap();
     let with_clearance = coarse.check_segment(qa, qb).unwrap();
     if hit.is_some() {
-        prop_assert_ne!(with_clearance.status, PathStatus::Free);
+        prop_assert_ne!(
+            with_clearance.status,
+            PathStatus::Free,
+            "refined: {}",
+            refined
+        );
     }
     if report.status == PathStatus::Free {
         prop_assert_eq!(report.certified_free_prefix, (0, 1.0));
     }
-    Ok(Outcome {
-        oracle_hit: hit.is_some(),
-        free: report.status == PathStatus::Free,
-    })
+    Ok(([report.status, with_clearance.status], report.stats.bv_pairs))
 }
 
 fn angles(n: usize, range: f64) -> impl Strategy<Value = Vec<f64>> {
@@ -131,14 +169,20 @@ fn both_verdicts_occur() {
     ];
     for (body, obstacles) in &scenes {
         let nq = body.tree().nq();
-        let (mut hits, mut frees) = (0, 0);
+        let (mut hits, mut frees, mut bv_pairs) = (0, 0, 0);
         for _ in 0..12 {
             let qa: Vec<f64> = (0..nq).map(|_| 3.0 * next()).collect();
             let qb: Vec<f64> = qa.iter().map(|a| a + 1.5 * next()).collect();
             let o = check_one(body, obstacles, true, &qa, &qb).unwrap();
             hits += usize::from(o.oracle_hit);
             frees += usize::from(o.free);
+            bv_pairs += o.bv_pairs;
         }
+        assert!(
+            bv_pairs > 0,
+            "{}: the refined variant never split volumes",
+            body.name()
+        );
         assert!(hits >= 2, "{}: only {hits} colliding segments", body.name());
         assert!(frees >= 2, "{}: only {frees} free segments", body.name());
     }
