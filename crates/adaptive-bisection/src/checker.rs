@@ -1208,17 +1208,16 @@ impl Scene<'_> {
             return Ok(false);
         }
         let children = if nb.is_leaf() || (!na.is_leaf() && na.bv.size() >= nb.bv.size()) {
-            na.children().map(|[l, r]| [(l, e.nb as usize), (r, e.nb as usize)])
+            na.children()
+                .map(|[l, r]| [(l, e.nb as usize), (r, e.nb as usize)])
         } else {
-            nb.children().map(|[l, r]| [(e.na as usize, l), (e.na as usize, r)])
+            nb.children()
+                .map(|[l, r]| [(e.na as usize, l), (e.na as usize, r)])
         };
         let Some(children) = children else {
             return Ok(false);
         };
-        let [i0, i1] = [
-            self.node(work, e.s0, stats)?,
-            self.node(work, e.s1, stats)?,
-        ];
+        let [i0, i1] = [self.node(work, e.s0, stats)?, self.node(work, e.s1, stats)?];
         let mut entries = [e; 2];
         for (entry, (ca, cb)) in entries.iter_mut().zip(children) {
             let (ca, cb) = (

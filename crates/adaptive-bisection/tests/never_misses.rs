@@ -114,7 +114,10 @@ fn check_variant(
     if report.status == PathStatus::Free {
         prop_assert_eq!(report.certified_free_prefix, (0, 1.0));
     }
-    Ok(([report.status, with_clearance.status], report.stats.bv_pairs))
+    Ok((
+        [report.status, with_clearance.status],
+        report.stats.bv_pairs,
+    ))
 }
 
 fn angles(n: usize, range: f64) -> impl Strategy<Value = Vec<f64>> {

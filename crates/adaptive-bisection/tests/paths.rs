@@ -1,5 +1,6 @@
-//! Multi-segment paths: cached answers equal fresh ones, an exhausted
-//! budget answers conservatively, the earliest colliding segment is named.
+//! Multi-segment paths, with both variants (ADAPTIVE and REFINED): cached
+//! answers equal fresh ones, an exhausted budget answers conservatively,
+//! the earliest colliding segment is named.
 
 mod common;
 
@@ -42,10 +43,13 @@ proptest! {
         pool in pool(),
         paths in proptest::collection::vec(proptest::collection::vec(0..5usize, 2..6), 4),
         locate in any::<bool>(),
+        refined in any::<bool>(),
     ) {
         let body = arm();
         let obstacles = thin_obstacles();
-        let options = CheckOptions::default().with_locate_first_collision(locate);
+        let options = CheckOptions::default()
+            .with_locate_first_collision(locate)
+            .with_refined(refined);
         let mut cached = PathChecker::new(&body, &obstacles, &DisabledPairs::new(), &options).unwrap();
         let mut reused = 0;
         for path in &paths {
@@ -89,15 +93,19 @@ proptest! {
         qa in proptest::collection::vec(-3.0..3.0f64, 3),
         d in proptest::collection::vec(-1.5..1.5f64, 3),
         budget in 0u64..12,
+        refined in any::<bool>(),
     ) {
         let body = arm();
         let obstacles = thin_obstacles();
         let qb: Vec<f64> = qa.iter().zip(&d).map(|(a, d)| a + d).collect();
-        let small = CheckOptions::default().with_max_queue_pops(budget);
+        let small = CheckOptions::default()
+            .with_max_queue_pops(budget)
+            .with_refined(refined);
         let mut checker = PathChecker::new(&body, &obstacles, &DisabledPairs::new(), &small).unwrap();
         let report = checker.check_segment(&qa, &qb).unwrap();
         prop_assert!(report.stats.queue_pops <= budget);
-        let mut full = PathChecker::new(&body, &obstacles, &DisabledPairs::new(), &CheckOptions::default()).unwrap();
+        let unlimited = CheckOptions::default().with_refined(refined);
+        let mut full = PathChecker::new(&body, &obstacles, &DisabledPairs::new(), &unlimited).unwrap();
         let truth = full.check_segment(&qa, &qb).unwrap();
         match report.status {
             PathStatus::Free => prop_assert_eq!(truth.status, PathStatus::Free),
@@ -143,7 +151,7 @@ fn zero_budget_is_exhausted_and_resumes() {
 
 /// A path whose second and fourth segments collide (the plate, then the
 /// rod): the second is named, the first is certified, the fourth is never
-/// reported first.
+/// reported first, by both variants.
 #[test]
 fn earliest_colliding_segment_is_named() {
     let body = arm();
@@ -159,22 +167,28 @@ fn earliest_colliding_segment_is_named() {
         let hit = first_colliding_sample(&body, &obstacles, true, waypoints[k], waypoints[k + 1]);
         assert_eq!(hit.is_some(), k % 2 == 1, "segment {k}");
     }
-    let options = CheckOptions::default().with_locate_first_collision(true);
-    let mut checker = PathChecker::new(&body, &obstacles, &DisabledPairs::new(), &options).unwrap();
-    let r = checker.check_path(&waypoints).unwrap();
-    assert_eq!(r.status, PathStatus::Collides);
-    assert_eq!(r.first_colliding_segment, Some(1));
-    assert_eq!(r.collision.map(|c| c.segment), Some(1));
-    let (seg, s) = r.certified_free_prefix;
-    assert_eq!(seg, 1);
-    let k = first_colliding_sample(&body, &obstacles, true, waypoints[1], waypoints[2]).unwrap();
-    assert!(
-        s > 0.0 && s <= k as f64 / common::SAMPLES as f64,
-        "prefix {s}"
-    );
-    // The free first segment alone is free, from the cache.
-    let first = checker.check_path(&waypoints[..2]).unwrap();
-    assert_eq!(first.status, PathStatus::Free);
-    assert_eq!(first.stats.segments_from_cache, 1);
-    assert_eq!(first.certified_free_prefix, (0, 1.0));
+    for refined in [false, true] {
+        let options = CheckOptions::default()
+            .with_locate_first_collision(true)
+            .with_refined(refined);
+        let mut checker =
+            PathChecker::new(&body, &obstacles, &DisabledPairs::new(), &options).unwrap();
+        let r = checker.check_path(&waypoints).unwrap();
+        assert_eq!(r.status, PathStatus::Collides);
+        assert_eq!(r.first_colliding_segment, Some(1));
+        assert_eq!(r.collision.map(|c| c.segment), Some(1));
+        let (seg, s) = r.certified_free_prefix;
+        assert_eq!(seg, 1);
+        let k =
+            first_colliding_sample(&body, &obstacles, true, waypoints[1], waypoints[2]).unwrap();
+        assert!(
+            s > 0.0 && s <= k as f64 / common::SAMPLES as f64,
+            "prefix {s}"
+        );
+        // The free first segment alone is free, from the cache.
+        let first = checker.check_path(&waypoints[..2]).unwrap();
+        assert_eq!(first.status, PathStatus::Free);
+        assert_eq!(first.stats.segments_from_cache, 1);
+        assert_eq!(first.certified_free_prefix, (0, 1.0));
+    }
 }
