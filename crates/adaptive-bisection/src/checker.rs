@@ -1,5 +1,6 @@
-//! # ADAPTIVE-BISECTION of paths (M2 §II), its fixed-resolution baseline
-//! (M2 §V.A) and the one-end covering walk (M2 §II.E)
+//! # ADAPTIVE-BISECTION of paths (M2 §II), its REFINED variant (M2 §VI),
+//! its fixed-resolution baseline (M2 §V.A) and the one-end covering walk
+//! (M2 §II.E)
 //!
 //! **Method.** A segment `q_a → q_b` (joint-space straight motion,
 //! [`JointSpaceMotion`]) is parameterised by `s ∈ [0, 1]`. For every pair of
@@ -46,6 +47,23 @@
 //!   their queues in the checker's cache, keyed by the bits of their end
 //!   points, and a later query containing the same segment resumes it.
 //!   Decided segments are cached with their verdict.
+//! - *REFINED variant* ([`CheckOptions::refined`], M2 §VI, Figs. 15–16):
+//!   an entry names a pair of nodes of the two objects' RSS trees (the
+//!   roots at first, with the whole pair's `η`) and bounds only the
+//!   triangles below them. An entry that fails Lemma 1 is first refined in
+//!   space: the larger volume is split, as GREEDY-DIST splits it, and each
+//!   child pair keeps at either end the larger of its parent's bound and
+//!   its own RSS–RSS bound (computed as GREEDY-DIST computes it), so pairs
+//!   of volumes proven apart are never tested again. It is bisected in
+//!   time instead when refining cannot help: a pair of leaves, or volumes
+//!   more than `max(ε, 10⁻³ · extent)` apart at both ends (where
+//!   GREEDY-DIST would descend at neither end, the paper's intersection of
+//!   the two descents, with the threshold of the refined η). The midpoint
+//!   bound of inner volumes is their RSS bound alone (0 there claims
+//!   nothing: the halves are refined in space); that of a pair of leaves is
+//!   the larger of the leaves' bound and the whole pair's `η`, and the
+//!   whole pair's `η = 0` is the collision (as in the plain variant).
+//!   [`PathStats::bv_pairs`] counts the pairs of volumes queued.
 //! - *Budget.* Every query may pop at most
 //!   [`CheckOptions::max_queue_pops`] entries (cache hits are free); then
 //!   the answer is [`PathStatus::BudgetExhausted`], "may collide".
@@ -55,7 +73,13 @@
 //! lower bound on the surface distance (GREEDY-DIST's contract), λ an
 //! upper bound on every point's curve length (the kinematics contract), so
 //! no configuration of the segment has touching surfaces, and the end
-//! configurations' containment tests exclude a part inside a solid.
+//! configurations' containment tests exclude a part inside a solid. In
+//! the REFINED variant the entries of a pair cover, at every step, every
+//! (triangle pair, sub-segment) not yet proven apart (a split in space
+//! partitions the triangle pairs, one in time the sub-segment); each bound
+//! is a certified lower bound on the distance of the entry's triangles
+//! (the whole pair's `η`, or an RSS bound on volumes holding them), and λ
+//! bounds every point of the link, so Lemma 1 holds per entry as above.
 //! Rounding is absorbed by `pad = 2m`, `m` a bound on how far rounding
 //! displaces the pair's objects: the sub-segment end configurations are
 //! computed as `q_a + s (q_b − q_a)`, each value within `u (3 + R) |Δ|`

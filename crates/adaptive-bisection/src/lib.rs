@@ -27,13 +27,13 @@
 //! | query | method | source |
 //! |---|---|---|
 //! | [`PathChecker::check_path`], [`PathChecker::check_segment`] | ADAPTIVE-BISECTION with the static swept-sphere pre-pass, shared forward kinematics, a path queue and a segment cache | M2 §II.B–D, §V |
+//! | the same, with [`CheckOptions::refined`] | REFINED-ADAPTIVE-BISECTION: entries are pairs of RSS volumes, a failed Lemma 1 test is refined in space before bisecting in time ([`PathStats::bv_pairs`] counts them) | M2 §VI |
 //! | [`PathChecker::first_collision`] | one-end covering walk: a certified free prefix `[0, s)` | M2 §II.E, Fig. 3b |
 //! | [`PathChecker::check_path_fixed_resolution`] | FIXED-RES-BISECTION, the baseline (no guarantee) | M2 §V.A |
 //!
 //! The facade calls it through `Pipeline::check_path` (and a rayon
-//! batch), and the command line through `armature path`. Left for later:
-//! the REFINED variant that bisects per pair of bounding volumes instead of
-//! per pair of objects (M2 §VI).
+//! batch), and the command line through `armature path`; both use the
+//! plain variant.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -67,6 +67,11 @@
 //! // The walk certifies the motion up to the plate's near face, not beyond.
 //! let walk = checker.first_collision(&[0.0], &[3.0])?;
 //! assert!(walk.certified_free_prefix > 0.3 && walk.certified_free_prefix < 0.55);
+//! // The REFINED variant answers the same, queueing pairs of volumes.
+//! let refined = CheckOptions::default().with_refined(true);
+//! let mut checker = PathChecker::new(&body, &obstacles, &DisabledPairs::new(), &refined)?;
+//! assert_eq!(checker.check_segment(&[0.0], &[3.0])?.status, PathStatus::Collides);
+//! assert_eq!(checker.check_segment(&[0.0], &[0.5])?.status, PathStatus::Free);
 //! # Ok(())
 //! # }
 //! ```

@@ -1,6 +1,6 @@
 //! Single behaviours: typed errors for bad input, containment at the ends,
-//! the clearance, the pre-pass, and the fixed-resolution baseline missing
-//! what adaptive bisection finds.
+//! the clearance, the pre-pass, the REFINED variant, and the
+//! fixed-resolution baseline missing what adaptive bisection finds.
 
 mod common;
 
@@ -208,6 +208,52 @@ fn prepass_and_shared_kinematics() {
         r.stats
     );
     assert!(r.stats.greedy_calls >= r.stats.forward_kinematics);
+}
+
+/// The REFINED variant: the near miss is free at ε = 0 and a collision at
+/// ε = 0.1, the sweep through the plate collides, as with the plain
+/// variant; only the refined one queues pairs of volumes.
+#[test]
+fn refined_variant_agrees_and_splits_volumes() {
+    let tree = KinematicTree::new(vec![
+        LinkSpec::new("beam", None).with_joint(Joint::revolute("j", DVec3::Z, -4.0, 4.0)),
+    ])
+    .unwrap();
+    let body = ArticulatedBody::new("b", tree, vec![Some(beam(1.0, 0.1))]).unwrap();
+    let plate = [Obstacle::fixed(
+        "plate",
+        cuboid(DVec3::new(0.01, 0.4, 0.4), DVec3::ZERO),
+        DAffine3::from_translation(DVec3::new(1.06, 0.0, 0.0)),
+    )
+    .unwrap()];
+    let refined = CheckOptions::default().with_refined(true);
+    let (qa, qb) = ([-1.0], [1.0]);
+    let r = checker(&body, &plate, &refined)
+        .check_segment(&qa, &qb)
+        .unwrap();
+    assert_eq!(r.status, PathStatus::Free);
+    assert!(r.stats.bv_pairs > 0, "{:?}", r.stats);
+    let plain = checker(&body, &plate, &CheckOptions::default())
+        .check_segment(&qa, &qb)
+        .unwrap();
+    assert_eq!(plain.stats.bv_pairs, 0);
+    let coarse = checker(&body, &plate, &refined.with_clearance(0.1))
+        .check_segment(&qa, &qb)
+        .unwrap();
+    assert_eq!(coarse.status, PathStatus::Collides);
+
+    let arm = arm();
+    let obstacles = thin_obstacles();
+    let (qa, qb) = ([-0.6, 0.0, 0.0], [-2.6, 0.0, 0.0]);
+    let k = first_colliding_sample(&arm, &obstacles, true, &qa, &qb).unwrap();
+    let r = checker(&arm, &obstacles, &refined.with_locate_first_collision(true))
+        .check_segment(&qa, &qb)
+        .unwrap();
+    assert_eq!(r.status, PathStatus::Collides);
+    assert!(r.stats.bv_pairs > 0, "{:?}", r.stats);
+    let (seg, s) = r.certified_free_prefix;
+    assert_eq!(seg, 0);
+    assert!(s <= k as f64 / common::SAMPLES as f64, "prefix {s}");
 }
 
 /// A thin plate the arm's tip sweeps past quickly: a coarse fixed
