@@ -1255,7 +1255,15 @@ impl Scene<'_> {
             entry.key = e.lambda - entry.eta0 - entry.eta1;
         }
         stats.bv_pairs += 2;
-        work.queue.extend(entries);
+        // A child proven apart here is dropped at once (M2 Fig. 16
+        // backtracks there), rather than costing a pop later.
+        let pad = work.pair_pad(e.pair);
+        let proven = |c: &Entry| c.lambda + pad < c.eta0 + c.eta1;
+        work.queue
+            .extend(entries.into_iter().filter(|c| !proven(c)));
+        if work.queue.is_empty() {
+            work.verdict = Verdict::Free;
+        }
         Ok(true)
     }
 
