@@ -55,8 +55,8 @@
 //!   child pair keeps at either end the larger of its parent's bound and
 //!   its own RSS–RSS bound (computed as GREEDY-DIST computes it), so pairs
 //!   of volumes proven apart are never tested again. It is bisected in
-//!   time instead when refining cannot help: a pair of leaves, or volumes
-//!   more than `max(ε, 10⁻³ · extent)` apart at both ends (where
+//!   time instead when refining cannot help: a pair of leaves, or bounds
+//!   above `max(ε, 10⁻³ · extent)` at both ends (where
 //!   GREEDY-DIST would descend at neither end, the paper's intersection of
 //!   the two descents, with the threshold of the refined η). The midpoint
 //!   bound of inner volumes is their RSS bound alone (0 there claims
@@ -1211,10 +1211,10 @@ impl Scene<'_> {
     /// one level down (the larger volume split, as GREEDY-DIST splits it),
     /// each with the larger of the parent's bound and its own at either
     /// end; `false` when that cannot help, and the entry is bisected in
-    /// time instead: a pair of leaves, or volumes more than
-    /// `max(ε, 10⁻³ · extent)` apart at both ends (GREEDY-DIST would not
-    /// descend there at either end, M2 Fig. 16's intersection of the two
-    /// descents, with the threshold of the refined η).
+    /// time instead: a pair of leaves, or an entry whose bounds at both
+    /// ends exceed `max(ε, 10⁻³ · extent)` (GREEDY-DIST would not descend
+    /// there at either end, M2 Fig. 16's intersection of the two descents,
+    /// with the threshold of the refined η).
     fn split_in_space(
         &self,
         work: &mut SegmentWork,
@@ -1241,13 +1241,18 @@ impl Scene<'_> {
         let Some(children) = children else {
             return Ok(false);
         };
+        let mut ids = [(0_u32, 0_u32); 2];
+        for (id, (ca, cb)) in ids.iter_mut().zip(children) {
+            // Node ids beyond `u32` (no mesh that large fits in memory)
+            // are bisected in time, which needs none.
+            let (Ok(ca), Ok(cb)) = (u32::try_from(ca), u32::try_from(cb)) else {
+                return Ok(false);
+            };
+            *id = (ca, cb);
+        }
         let [i0, i1] = [self.node(work, e.s0, stats)?, self.node(work, e.s1, stats)?];
         let mut entries = [e; 2];
-        for (entry, (ca, cb)) in entries.iter_mut().zip(children) {
-            let (ca, cb) = (
-                u32::try_from(ca).unwrap_or(u32::MAX),
-                u32::try_from(cb).unwrap_or(u32::MAX),
-            );
+        for (entry, (ca, cb)) in entries.iter_mut().zip(ids) {
             entry.na = ca;
             entry.nb = cb;
             entry.eta0 = e.eta0.max(self.bv_eta(pair, ca, cb, &work.nodes[i0])?);
