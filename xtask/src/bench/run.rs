@@ -462,3 +462,71 @@ fn judge_path(oracle: &Oracle, r: &QueryResult, v: &Verdict, grid: u64) -> Resul
         _ => PathJudgement::Consistent,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The facade's one-arm fixture, whose folding motion drives the
+    /// wrist into the base.
+    fn single() -> Scene {
+        let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../crates/armature/tests/fixtures/single.ron");
+        Scene::from_file(&file).expect("the fixture loads")
+    }
+
+    /// The measured result of one motion and the judging oracle's verdict.
+    fn measured(scene: &Scene, q1: &[f64]) -> (Oracle, QueryResult, Verdict, u64) {
+        let pipeline = Pipeline::builder().build().expect("default pipeline");
+        let mut results =
+            timed_runs(scene, &pipeline, vec![(vec![0.0; 3], q1.to_vec())], "test").expect("runs");
+        let r = results.pop().expect("one result");
+        let options = OracleOptions::default()
+            .with_distance_threshold(Some(pipeline.ccd_options(scene).distance_threshold))
+            .with_mode(Mode::Independent);
+        let oracle = Oracle::new(scene, options).expect("oracle");
+        let (v, stats) = oracle.verdict_with_stats(&r.q0, &r.q1).expect("verdict");
+        (oracle, r, v, stats.grid)
+    }
+
+    #[test]
+    fn a_free_answer_on_a_touching_motion_is_missed_and_a_far_witness_is_a_false_alarm() {
+        let scene = single();
+        let (oracle, mut r, v, grid) = measured(&scene, &[1.6, 2.0, 0.8]);
+        assert!(v.collides());
+        assert_eq!(r.path.status, PathStatus::Collides);
+        assert_eq!(
+            judge_path(&oracle, &r, &v, grid).expect("judged"),
+            PathJudgement::Consistent
+        );
+        // A witness configuration that does not touch (the start, apart)
+        // makes a colliding answer a false alarm.
+        let witness = r.path.collision.expect("a colliding answer has a witness");
+        r.path.collision = Some(armature::CollisionAt { s: 0.0, ..witness });
+        assert_eq!(
+            judge_path(&oracle, &r, &v, grid).expect("judged"),
+            PathJudgement::FalseAlarm
+        );
+        r.path.status = PathStatus::Free;
+        r.path.collision = None;
+        let j = judge_path(&oracle, &r, &v, grid).expect("judged");
+        assert!(matches!(j, PathJudgement::Missed(_)), "{j:?}");
+    }
+
+    #[test]
+    fn a_colliding_answer_on_a_clearly_free_motion_fails() {
+        let scene = single();
+        let (oracle, mut r, v, grid) = measured(&scene, &[0.01, 0.0, 0.0]);
+        assert!(matches!(v, Verdict::Free { .. }), "{v:?}");
+        assert_eq!(r.path.status, PathStatus::Free);
+        assert_eq!(
+            judge_path(&oracle, &r, &v, grid).expect("judged"),
+            PathJudgement::Consistent
+        );
+        r.path.status = PathStatus::Collides;
+        assert_eq!(
+            judge_path(&oracle, &r, &v, grid).expect("judged"),
+            PathJudgement::ClearFalseAlarm
+        );
+    }
+}
