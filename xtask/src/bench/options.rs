@@ -10,12 +10,15 @@ Runs the random-motion benchmark suite on the Puma / pipes and Puma / AMR
 scenes of data/scenes/: for each θmax, queries q0 → q0 + δq (q0 uniform in
 the joint limits and collision-free, each δq_k uniform in [−θmax, θmax]),
 timed on one thread for the continuous query and the baselines (one
-discrete check at q0, fixed-resolution sampling at 1° and 0.1°), every
-answer checked by the brute-force oracle against the clearance contract.
-Writes markdown, CSV, JSON and SVG under target/bench-report/ and exits
-non-zero on any defect (a missed clearance violation, a late time of
-contact, a false alarm, a wrong start, a far witness) or, with
-`--oracle both`, any disagreement between the oracle's two modes.
+discrete check at q0, fixed-resolution sampling at 1° and 0.1°) and the
+adaptive bisection (M2) of the path [q0, q1], every answer checked by the
+brute-force oracle against the clearance contract (the adaptive answers
+against touching). Writes markdown, CSV, JSON and SVG under
+target/bench-report/ and exits non-zero on any defect (a missed clearance
+violation, a late time of contact, a false alarm, a wrong start, a far
+witness; an adaptive answer free on a touching motion, or colliding on
+one the oracle proves clearly free) or, with `--oracle both`, any
+disagreement between the oracle's two modes.
 
 Options:
   --quick            A CI-sized run (a minute or two): θmax 30° only, few

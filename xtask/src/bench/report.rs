@@ -4,7 +4,9 @@ use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
-use super::run::{OracleVerdict, QueryResult};
+use armature::PathStatus;
+
+use super::run::{OracleVerdict, PathJudgement, QueryResult};
 
 /// Median of a list (`NaN` when empty).
 pub(crate) fn median(values: &[f64]) -> f64 {
@@ -19,6 +21,27 @@ pub(crate) fn median(values: &[f64]) -> f64 {
     } else {
         0.5 * (v[n / 2 - 1] + v[n / 2])
     }
+}
+
+/// The nearest-rank quantile `q ∈ (0, 1]` of a list (`NaN` when empty).
+pub(crate) fn quantile(values: &[f64], q: f64) -> f64 {
+    if values.is_empty() {
+        return f64::NAN;
+    }
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    let rank = ((q * v.len() as f64).ceil() as usize).clamp(1, v.len());
+    v[rank - 1]
+}
+
+/// Median, p90, p99 and maximum of a list (`NaN`s when empty).
+fn spread(values: &[f64]) -> [f64; 4] {
+    [
+        median(values),
+        quantile(values, 0.9),
+        quantile(values, 0.99),
+        quantile(values, 1.0),
+    ]
 }
 
 fn mean(values: &[f64]) -> f64 {
@@ -62,6 +85,21 @@ pub(crate) struct Summary {
     pub(crate) oracle: [usize; 5],
     /// Queries on which the oracle's two modes disagree (`--oracle both`).
     pub(crate) disagreements: usize,
+    /// Median ms of the adaptive bisection over all queries.
+    pub(crate) path_median: f64,
+    /// Adaptive bisection ms on the queries it answers free: median, p90,
+    /// p99, max.
+    pub(crate) path_free: [f64; 4],
+    /// The same on the queries it answers colliding.
+    pub(crate) path_col: [f64; 4],
+    /// Median ms of sampling at 1° on the queries the adaptive bisection
+    /// answers free (where sampling visits every sample).
+    pub(crate) path_free_sample_1: f64,
+    /// Adaptive answers: free, collides, budget exhausted.
+    pub(crate) path_status: [usize; 3],
+    /// Oracle findings on the adaptive answers: missed, near misses,
+    /// false alarms (all), clear false alarms (of those).
+    pub(crate) path_oracle: [usize; 4],
 }
 
 impl Summary {
@@ -91,6 +129,13 @@ impl Summary {
             }
         };
         let count = |f: &dyn Fn(&QueryResult) -> bool| results.iter().filter(|r| f(r)).count();
+        let path_ms = |status: PathStatus, f: &dyn Fn(&QueryResult) -> f64| {
+            results
+                .iter()
+                .filter(|r| r.path_status() == status)
+                .map(f)
+                .collect::<Vec<_>>()
+        };
         Self {
             scene: scene.to_owned(),
             angle,
@@ -151,13 +196,40 @@ impl Summary {
                 count(&|r| r.verdict == OracleVerdict::Inconclusive),
             ],
             disagreements: count(&|r| r.disagreement.is_some()),
+            path_median: median(&results.iter().map(|r| r.path_ms).collect::<Vec<_>>()),
+            path_free: spread(&path_ms(PathStatus::Free, &|r| r.path_ms)),
+            path_col: spread(&path_ms(PathStatus::Collides, &|r| r.path_ms)),
+            path_free_sample_1: median(&path_ms(PathStatus::Free, &|r| r.sample_1.0)),
+            path_status: [
+                count(&|r| r.path_status() == PathStatus::Free),
+                count(&|r| r.path_status() == PathStatus::Collides),
+                count(&|r| r.path_status() == PathStatus::BudgetExhausted),
+            ],
+            path_oracle: [
+                count(&QueryResult::path_missed),
+                count(&|r| r.path_judgement == PathJudgement::NearMiss),
+                count(&QueryResult::path_false_alarm),
+                count(&|r| r.path_judgement == PathJudgement::ClearFalseAlarm),
+            ],
         }
     }
 
+    /// The ratio of the adaptive bisection's median to sampling at 1° on
+    /// the queries the adaptive bisection answers free.
+    pub(crate) fn path_free_ratio(&self) -> f64 {
+        self.path_free[0] / self.path_free_sample_1
+    }
+
     /// Misses, late times, false alarms and disagreements between the
-    /// oracle's modes: what makes the suite fail.
+    /// oracle's modes, and the adaptive bisection's misses and clear false
+    /// alarms: what makes the suite fail.
     pub(crate) fn failures(&self) -> usize {
-        self.oracle[0] + self.oracle[1] + self.oracle[2] + self.disagreements
+        self.oracle[0]
+            + self.oracle[1]
+            + self.oracle[2]
+            + self.disagreements
+            + self.path_oracle[0]
+            + self.path_oracle[3]
     }
 
     /// As JSON.
@@ -185,8 +257,24 @@ impl Summary {
                 "grazes": self.oracle[3], "inconclusive": self.oracle[4],
                 "mode_disagreements": self.disagreements,
             },
+            "adaptive_bisection": {
+                "median_ms": self.path_median,
+                "free": {"queries": self.path_status[0], "ms": spread_json(self.path_free)},
+                "collides": {"queries": self.path_status[1], "ms": spread_json(self.path_col)},
+                "budget_exhausted": self.path_status[2],
+                "sampling_1deg_median_ms_free": nan_null(self.path_free_sample_1),
+                "ratio_to_sampling_1deg_free": nan_null(self.path_free_ratio()),
+                "oracle": {
+                    "missed": self.path_oracle[0], "near_misses": self.path_oracle[1],
+                    "false_alarms": self.path_oracle[2], "clear_false_alarms": self.path_oracle[3],
+                },
+            },
         })
     }
+}
+
+fn spread_json(x: [f64; 4]) -> Value {
+    json!({"median": nan_null(x[0]), "p90": nan_null(x[1]), "p99": nan_null(x[2]), "max": nan_null(x[3])})
 }
 
 fn nan_null(x: f64) -> Value {
@@ -258,6 +346,41 @@ pub(crate) fn markdown(summaries: &[Summary], header: &str) -> String {
                 r.sample_01.1,
             );
         }
+        let _ = writeln!(
+            s,
+            "\nAdaptive bisection (M2, path clearance 0; same queries, one thread, ms; split by its own answer):\n"
+        );
+        let _ = writeln!(
+            s,
+            "| θmax | free / collides / budget | NO-COL median | p90 | p99 | max | COL median | p90 | p99 | max | sampling 1° NO-COL | adaptive / sampling 1° (NO-COL) | missed | near misses | false alarms |"
+        );
+        let _ = writeln!(
+            s,
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+        );
+        for r in &rows {
+            let _ = writeln!(
+                s,
+                "| {}° | {} / {} / {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.2}× | {} | {} | {} |",
+                r.angle,
+                r.path_status[0],
+                r.path_status[1],
+                r.path_status[2],
+                fmt_ms(r.path_free[0]),
+                fmt_ms(r.path_free[1]),
+                fmt_ms(r.path_free[2]),
+                fmt_ms(r.path_free[3]),
+                fmt_ms(r.path_col[0]),
+                fmt_ms(r.path_col[1]),
+                fmt_ms(r.path_col[2]),
+                fmt_ms(r.path_col[3]),
+                fmt_ms(r.path_free_sample_1),
+                r.path_free_ratio(),
+                r.path_oracle[0],
+                r.path_oracle[1],
+                r.path_oracle[2],
+            );
+        }
         let _ = writeln!(s, "\nOracle checks:\n");
         let _ = writeln!(
             s,
@@ -286,7 +409,7 @@ pub(crate) fn markdown(summaries: &[Summary], header: &str) -> String {
 pub(crate) fn csv(scene: &str, angle: f64, results: &[QueryResult], out: &mut String) {
     if out.is_empty() {
         out.push_str(
-            "scene,theta_max_deg,index,status,toc,ccd_ms,spatial_ms,temporal_ms,advance_ms,pairs_total,pairs_after_spatial,pairs_after_temporal,ca_iterations,distance_calls,discrete_ms,sampling_1deg_ms,sampling_1deg_collides,sampling_0_1deg_ms,sampling_0_1deg_collides,oracle,oracle_toc,q0,q1\n",
+            "scene,theta_max_deg,index,status,toc,ccd_ms,spatial_ms,temporal_ms,advance_ms,pairs_total,pairs_after_spatial,pairs_after_temporal,ca_iterations,distance_calls,discrete_ms,sampling_1deg_ms,sampling_1deg_collides,sampling_0_1deg_ms,sampling_0_1deg_collides,adaptive_ms,adaptive_status,adaptive_collision_s,adaptive_queue_pops,oracle,oracle_toc,adaptive_judgement,q0,q1\n",
         );
     }
     let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
@@ -298,6 +421,13 @@ pub(crate) fn csv(scene: &str, angle: f64, results: &[QueryResult], out: &mut St
             OracleVerdict::Graze => ("graze", String::new()),
             OracleVerdict::Inconclusive => ("inconclusive", String::new()),
         };
+        let path_judgement = match r.path_judgement {
+            PathJudgement::Consistent => "consistent".to_owned(),
+            PathJudgement::Missed(t) => format!("missed at {t}"),
+            PathJudgement::NearMiss => "near miss".to_owned(),
+            PathJudgement::FalseAlarm => "false alarm".to_owned(),
+            PathJudgement::ClearFalseAlarm => "clear false alarm".to_owned(),
+        };
         let q = |v: &[f64]| {
             v.iter()
                 .map(|x| format!("{x:.6}"))
@@ -306,7 +436,7 @@ pub(crate) fn csv(scene: &str, angle: f64, results: &[QueryResult], out: &mut St
         };
         let _ = writeln!(
             out,
-            "{scene},{angle},{},{:?},{},{:.5},{:.5},{:.5},{:.5},{},{},{},{},{},{:.5},{:.5},{},{:.5},{},{verdict},{t},{},{}",
+            "{scene},{angle},{},{:?},{},{:.5},{:.5},{:.5},{:.5},{},{},{},{},{},{:.5},{:.5},{},{:.5},{},{:.5},{:?},{},{},{verdict},{t},{path_judgement},{},{}",
             r.index,
             r.report.status,
             r.report.toc_lower_bound,
@@ -324,6 +454,12 @@ pub(crate) fn csv(scene: &str, angle: f64, results: &[QueryResult], out: &mut St
             r.sample_1.1,
             r.sample_01.0,
             r.sample_01.1,
+            r.path_ms,
+            r.path.status,
+            r.path
+                .collision
+                .map_or_else(String::new, |c| format!("{}", c.s)),
+            r.path.stats.queue_pops,
             q(&r.q0),
             q(&r.q1),
         );
@@ -337,8 +473,9 @@ type Series = (&'static str, &'static str, Box<dyn Fn(&Summary) -> f64>);
 /// query and the baselines of one scene.
 pub(crate) fn svg(scene: &str, rows: &[&Summary]) -> String {
     let (w, h, left, right, top, bottom) = (640.0, 400.0, 70.0, 170.0, 40.0, 50.0);
-    let series: [Series; 4] = [
+    let series: [Series; 5] = [
         ("CCD (CATCH)", "#1f77b4", Box::new(|s| s.ccd[0])),
+        ("adaptive bisection", "#9467bd", Box::new(|s| s.path_median)),
         ("one discrete check", "#2ca02c", Box::new(|s| s.discrete)),
         ("sampling 1°", "#ff7f0e", Box::new(|s| s.sample_1.0)),
         ("sampling 0.1°", "#d62728", Box::new(|s| s.sample_01.0)),
@@ -446,5 +583,16 @@ mod tests {
         assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
         assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
         assert!(median(&[]).is_nan());
+    }
+
+    #[test]
+    fn quantiles_are_nearest_rank() {
+        let v: Vec<f64> = (1..=100).rev().map(f64::from).collect();
+        assert_eq!(quantile(&v, 0.9), 90.0);
+        assert_eq!(quantile(&v, 0.99), 99.0);
+        assert_eq!(quantile(&v, 1.0), 100.0);
+        assert_eq!(quantile(&[7.0], 0.5), 7.0);
+        assert_eq!(spread(&[2.0, 1.0, 3.0]), [2.0, 3.0, 3.0, 3.0]);
+        assert!(quantile(&[], 0.9).is_nan());
     }
 }

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use armature::oracle::{Judgement, Mode, Oracle, OracleOptions, Verdict};
-use armature::{CcdReport, Pipeline, Scene};
+use armature::{CcdReport, PathReport, PathStatus, Pipeline, Scene};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::options::OracleChoice;
@@ -54,6 +54,31 @@ pub(crate) enum OracleVerdict {
     Inconclusive,
 }
 
+/// What the oracle says of the adaptive-bisection answer (path clearance
+/// `ε = 0`: "collides" means two objects touch). The oracle's verdict is
+/// about the clearance contract, not about touching, so touching is
+/// decided by the oracle's own test at single times
+/// ([`Oracle::colliding_at`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum PathJudgement {
+    /// Nothing contradicts the answer where the oracle can tell.
+    Consistent,
+    /// Free, yet the oracle finds two objects touching at this time.
+    Missed(f64),
+    /// Free while the oracle proves a clearance violation, but no time of
+    /// its grid from the violation on touches: the motion passes within
+    /// `δ` of an obstacle, which `ε = 0` rightly answers free.
+    NearMiss,
+    /// Collides, yet the oracle proves every pair apart over the motion
+    /// ([`Verdict::Graze`]: above its clearance, less the tolerance), or
+    /// finds the answer's own colliding configuration apart by more than
+    /// the contact tolerance.
+    FalseAlarm,
+    /// Collides, yet the oracle proves every pair above twice its
+    /// clearance over the motion ([`Verdict::Free`]).
+    ClearFalseAlarm,
+}
+
 /// One benchmark query and everything measured on it.
 #[derive(Clone, Debug)]
 pub(crate) struct QueryResult {
@@ -73,6 +98,12 @@ pub(crate) struct QueryResult {
     pub(crate) sample_1: (f64, bool),
     /// Sampling at 0.1°: time (ms) and answer.
     pub(crate) sample_01: (f64, bool),
+    /// The adaptive bisection's answer on the path `[q0, q1]`.
+    pub(crate) path: PathReport,
+    /// Its wall time (ms, one thread).
+    pub(crate) path_ms: f64,
+    /// The oracle's judgement of it (filled by [`check_with_oracle`]).
+    pub(crate) path_judgement: PathJudgement,
     /// The oracle's verdict (filled by [`check_with_oracle`]).
     pub(crate) verdict: OracleVerdict,
     /// The oracle's judgement of the continuous answer.
@@ -111,6 +142,26 @@ impl QueryResult {
             Judgement::FalseAlarm { .. }
                 | Judgement::FalseStart { .. }
                 | Judgement::FarContact { .. }
+        )
+    }
+
+    /// The adaptive bisection's verdict.
+    pub(crate) fn path_status(&self) -> PathStatus {
+        self.path.status
+    }
+
+    /// The adaptive answer is free while the oracle finds the motion
+    /// touching.
+    pub(crate) fn path_missed(&self) -> bool {
+        matches!(self.path_judgement, PathJudgement::Missed(_))
+    }
+
+    /// The adaptive answer collides while the oracle proves the motion
+    /// apart (clearly or not).
+    pub(crate) fn path_false_alarm(&self) -> bool {
+        matches!(
+            self.path_judgement,
+            PathJudgement::FalseAlarm | PathJudgement::ClearFalseAlarm
         )
     }
 
@@ -212,8 +263,11 @@ pub(crate) fn progress(len: usize, label: &str) -> ProgressBar {
 }
 
 /// Runs and times every query on this thread: the continuous query on a
-/// prepared scene, one discrete check at `q0`, and the two sampling
-/// baselines.
+/// prepared scene, one discrete check at `q0`, the two sampling
+/// baselines, and the adaptive bisection (M2) of the joint-space segment
+/// `[q0, q1]` with the pipeline's path clearance (0 by default). For the
+/// Puma, all of whose joints are revolute, that segment is the motion the
+/// continuous query checks.
 ///
 /// # Errors
 /// A query error, with the query's index.
@@ -224,6 +278,7 @@ pub(crate) fn timed_runs(
     label: &str,
 ) -> Result<Vec<QueryResult>> {
     let mut prepared = pipeline.prepare(scene)?;
+    let mut paths = pipeline.prepare_paths(scene)?;
     let bar = progress(motions.len(), label);
     let one_degree = 1f64.to_radians();
     let mut out = Vec::with_capacity(motions.len());
@@ -242,6 +297,15 @@ pub(crate) fn timed_runs(
         let start = Instant::now();
         let c01 = sample(scene, pipeline, &q0, &q1, 0.1 * one_degree)?;
         let s01 = millis(start);
+        // Prepared once like the continuous query's scene; an empty cache
+        // per query gives `Pipeline::check_path`'s answer, which no
+        // earlier query can shorten.
+        paths.clear_cache();
+        let start = Instant::now();
+        let path = paths
+            .check_path(&[&q0, &q1])
+            .with_context(|| format!("path check of query {index}"))?;
+        let path_ms = millis(start);
         out.push(QueryResult {
             index,
             q0,
@@ -251,6 +315,9 @@ pub(crate) fn timed_runs(
             discrete_ms,
             sample_1: (s1, c1),
             sample_01: (s01, c01),
+            path,
+            path_ms,
+            path_judgement: PathJudgement::Consistent,
             verdict: OracleVerdict::Inconclusive,
             judgement: Judgement::Inconclusive,
             disagreement: None,
@@ -316,6 +383,8 @@ pub(crate) fn check_with_oracle(
                 r.disagreement = Some(w);
             }
         }
+        r.path_judgement = judge_path(&oracle, r, &v, stats.grid)
+            .with_context(|| format!("judging the path check of query {}", r.index))?;
         r.verdict = match v {
             Verdict::Collides { bracket, .. } => OracleVerdict::Collides(bracket.1),
             Verdict::Free { .. } => OracleVerdict::Free,
@@ -328,4 +397,136 @@ pub(crate) fn check_with_oracle(
     bar.finish_and_clear();
     let [a, b] = spent.map(|n| Duration::from_nanos(n.into_inner()));
     Ok((a, second.map(|_| b)))
+}
+
+/// Probes of the touching search after a clearance violation: every grid
+/// time over the first [`FINE_PROBES`] steps, then at most this many more,
+/// evenly strided to the end of the motion.
+const COARSE_PROBES: u64 = 1024;
+
+/// See [`COARSE_PROBES`].
+const FINE_PROBES: u64 = 64;
+
+/// Judges the adaptive-bisection answer of `r` against the oracle's
+/// verdict `v` on the same motion, whose grid has `grid` intervals.
+///
+/// A free answer where the oracle proves a clearance violation is probed
+/// for touching ([`Oracle::colliding_at`]) from the violation's bracket
+/// on: every grid time over the first steps (a real penetration, which
+/// over one step deepens by at most `δ_o`, is met there), then strided to
+/// the end; only a touching time found counts as missed. A colliding
+/// answer's own configuration is checked for touching, and its distance
+/// measured when it does not touch.
+fn judge_path(oracle: &Oracle, r: &QueryResult, v: &Verdict, grid: u64) -> Result<PathJudgement> {
+    let (q0, q1) = (r.q0.as_slice(), r.q1.as_slice());
+    let witness_touches = |strict: bool| -> Result<bool> {
+        let Some(c) = r.path.collision else {
+            return Ok(true);
+        };
+        let s = c.s.clamp(0.0, 1.0);
+        Ok(oracle.colliding_at(q0, q1, s)?
+            || (!strict && oracle.distance_at(q0, q1, s)? <= oracle.options().contact_tolerance))
+    };
+    Ok(match (r.path.status, v) {
+        (PathStatus::Free, Verdict::Collides { bracket, .. }) => {
+            let n = grid.max(1);
+            // No pair touches before the bracket's free end.
+            let first = ((bracket.0 * n as f64).floor() as u64).min(n);
+            let fine_end = first.saturating_add(FINE_PROBES).min(n);
+            let stride = ((n - fine_end) / COARSE_PROBES).max(1);
+            let times = std::iter::once(bracket.1)
+                .chain((first..=fine_end).map(|k| k as f64 / n as f64))
+                .chain(
+                    (fine_end..=n)
+                        .step_by(usize::try_from(stride).unwrap_or(usize::MAX))
+                        .chain(std::iter::once(n))
+                        .map(|k| k as f64 / n as f64),
+                );
+            let mut judgement = PathJudgement::NearMiss;
+            for t in times {
+                let t = t.clamp(0.0, 1.0);
+                if oracle.colliding_at(q0, q1, t)? {
+                    judgement = PathJudgement::Missed(t);
+                    break;
+                }
+            }
+            judgement
+        }
+        (PathStatus::Collides, Verdict::Free { .. }) => PathJudgement::ClearFalseAlarm,
+        // Every pair proven above its clearance (less the tolerance): only
+        // the oracle's own test finding the witness touching clears it.
+        (PathStatus::Collides, Verdict::Graze { .. }) if !witness_touches(true)? => {
+            PathJudgement::FalseAlarm
+        }
+        (PathStatus::Collides, _) if !witness_touches(false)? => PathJudgement::FalseAlarm,
+        _ => PathJudgement::Consistent,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The facade's one-arm fixture, whose folding motion drives the
+    /// wrist into the base.
+    fn single() -> Scene {
+        let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../crates/armature/tests/fixtures/single.ron");
+        Scene::from_file(&file).expect("the fixture loads")
+    }
+
+    /// The measured result of one motion and the judging oracle's verdict.
+    fn measured(scene: &Scene, q1: &[f64]) -> (Oracle, QueryResult, Verdict, u64) {
+        let pipeline = Pipeline::builder().build().expect("default pipeline");
+        let mut results =
+            timed_runs(scene, &pipeline, vec![(vec![0.0; 3], q1.to_vec())], "test").expect("runs");
+        let r = results.pop().expect("one result");
+        let options = OracleOptions::default()
+            .with_distance_threshold(Some(pipeline.ccd_options(scene).distance_threshold))
+            .with_mode(Mode::Independent);
+        let oracle = Oracle::new(scene, options).expect("oracle");
+        let (v, stats) = oracle.verdict_with_stats(&r.q0, &r.q1).expect("verdict");
+        (oracle, r, v, stats.grid)
+    }
+
+    #[test]
+    fn a_free_answer_on_a_touching_motion_is_missed_and_a_far_witness_is_a_false_alarm() {
+        let scene = single();
+        let (oracle, mut r, v, grid) = measured(&scene, &[1.6, 2.0, 0.8]);
+        assert!(v.collides());
+        assert_eq!(r.path.status, PathStatus::Collides);
+        assert_eq!(
+            judge_path(&oracle, &r, &v, grid).expect("judged"),
+            PathJudgement::Consistent
+        );
+        // A witness configuration that does not touch (the start, apart)
+        // makes a colliding answer a false alarm.
+        let witness = r.path.collision.expect("a colliding answer has a witness");
+        r.path.collision = Some(armature::CollisionAt { s: 0.0, ..witness });
+        assert_eq!(
+            judge_path(&oracle, &r, &v, grid).expect("judged"),
+            PathJudgement::FalseAlarm
+        );
+        r.path.status = PathStatus::Free;
+        r.path.collision = None;
+        let j = judge_path(&oracle, &r, &v, grid).expect("judged");
+        assert!(matches!(j, PathJudgement::Missed(_)), "{j:?}");
+    }
+
+    #[test]
+    fn a_colliding_answer_on_a_clearly_free_motion_fails() {
+        let scene = single();
+        let (oracle, mut r, v, grid) = measured(&scene, &[0.01, 0.0, 0.0]);
+        assert!(matches!(v, Verdict::Free { .. }), "{v:?}");
+        assert_eq!(r.path.status, PathStatus::Free);
+        assert_eq!(
+            judge_path(&oracle, &r, &v, grid).expect("judged"),
+            PathJudgement::Consistent
+        );
+        r.path.status = PathStatus::Collides;
+        assert_eq!(
+            judge_path(&oracle, &r, &v, grid).expect("judged"),
+            PathJudgement::ClearFalseAlarm
+        );
+    }
 }
