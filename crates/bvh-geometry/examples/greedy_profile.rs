@@ -176,6 +176,7 @@ fn main() {
     }
     let mut ws = DistanceWorkspace::new();
     let mut cws = CollideWorkspace::new();
+    eprintln!("ROOT {:?}", a.rss.root().bv);
     for (label, gap) in SEPARATIONS {
         let tb = pose_b(gap);
         let ra = MeshObject::new(&a.mesh, &a.rss, pose_a()).expect("rigid");

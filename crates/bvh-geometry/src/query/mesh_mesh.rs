@@ -9,7 +9,7 @@ use crate::{GeometryError, TriMesh};
 
 use super::{
     distance_bounds_rss_rss, distance_rss_rss, intersect_triangle_triangle, overlap_aabb_aabb,
-    overlap_obb_obb,
+    overlap_obb_obb, rss_rss::mapped_distance_bounds_rss_rss,
 };
 
 /// How far a pose's linear part may be from a rotation (`|RᵀR − I|`, largest
@@ -119,13 +119,29 @@ pub trait DistanceVolume: BvhVolume {
     fn distance_lower_bound(&self, other: &Self) -> f64;
 
     /// Cheap bounds `(lower, upper)` on the same distance, for deciding
-    /// most pairs before [`DistanceVolume::distance_lower_bound`]: `lower`
-    /// is certified as that one is (it may be smaller), `upper` is a
-    /// distance the volumes certainly come within, up to rounding. The
-    /// default decides nothing: `(0, ∞)`.
+    /// most pairs against `threshold` before
+    /// [`DistanceVolume::distance_lower_bound`]: `lower` is certified as
+    /// that one is (it may be smaller), `upper` is a distance the volumes
+    /// certainly come within, up to rounding. The default decides nothing:
+    /// `(0, ∞)`.
     #[inline]
-    fn distance_bounds(&self, _other: &Self) -> (f64, f64) {
+    fn distance_bounds(&self, _other: &Self, _threshold: f64) -> (f64, f64) {
         (0.0, f64::INFINITY)
+    }
+
+    /// [`DistanceVolume::distance_bounds`] for `other` given in its own
+    /// frame and mapped by `map` (the relative pose of two
+    /// [`MeshObject`]s), when they can be had without preparing the map
+    /// ([`RigidMap`]) and the lower one exceeds `threshold`: the cheap
+    /// rejection of far-apart objects. The default gives `None`.
+    #[inline]
+    fn mapped_distance_bounds(
+        &self,
+        _other: &Self,
+        _map: &DAffine3,
+        _threshold: f64,
+    ) -> Option<(f64, f64)> {
+        None
     }
 }
 
@@ -136,8 +152,18 @@ impl DistanceVolume for Rss {
     }
 
     #[inline]
-    fn distance_bounds(&self, other: &Self) -> (f64, f64) {
-        distance_bounds_rss_rss(self, other)
+    fn distance_bounds(&self, other: &Self, threshold: f64) -> (f64, f64) {
+        distance_bounds_rss_rss(self, other, threshold)
+    }
+
+    #[inline]
+    fn mapped_distance_bounds(
+        &self,
+        other: &Self,
+        map: &DAffine3,
+        threshold: f64,
+    ) -> Option<(f64, f64)> {
+        mapped_distance_bounds_rss_rss(self, other, map, threshold)
     }
 }
 

@@ -9,7 +9,7 @@ use crate::GeometryError;
 #[cfg(doc)]
 use super::closest_points_triangle_triangle;
 use super::distance_lower_bound_triangle_triangle;
-use super::mesh_mesh::{DistanceVolume, MeshObject, Posed, QueryStats, child_ids};
+use super::mesh_mesh::{DistanceVolume, MeshObject, Posed, QueryStats, child_ids, relative_pose};
 use super::nonnegative;
 use super::triangle_triangle::triangle_pair;
 
@@ -487,7 +487,6 @@ pub fn greedy_distance<BV: DistanceVolume>(
 ) -> Result<GreedyDistance, GeometryError> {
     let eps = options.clearance;
     crate::error::non_negative("clearance", eps)?;
-    let p = Posed::new(a, b);
     let mut stats = QueryStats::default();
     let done = |lower_bound: f64, status: GreedyStatus, stats: QueryStats| {
         Ok(GreedyDistance {
@@ -496,6 +495,20 @@ pub fn greedy_distance<BV: DistanceVolume>(
             stats,
         })
     };
+    let rel = relative_pose(&a.pose(), &b.pose());
+    stats.bv_tests += 1;
+    // Far-apart objects: the roots' cheap bound, when it is about as good
+    // as their own, is the answer, before the map is prepared.
+    if let Some((lower, upper)) =
+        a.bvh()
+            .root()
+            .bv
+            .mapped_distance_bounds(&b.bvh().root().bv, &rel, eps)
+        && upper - lower <= CHEAP_BOUND_SLACK * lower
+    {
+        return done(lower, GreedyStatus::Complete, stats);
+    }
+    let p = Posed::with_rel(a, b, rel);
     let budget = options.max_tests;
     let spent = |s: &QueryStats| s.bv_tests.saturating_add(s.triangle_tests);
     // The smallest contribution known exactly so far; pairs settled by a
@@ -504,7 +517,6 @@ pub fn greedy_distance<BV: DistanceVolume>(
     ws.stack.clear();
     ws.deferred.clear();
     // The stack holds pairs whose bound is known to be ≤ ε (to refine).
-    stats.bv_tests += 1;
     if let Some(key) = judge(&p.node_a(0).bv, &p.bv_b(0), [0, 0], eps, &mut eta, ws) {
         ws.stack.push((key, 0, 0));
     }
@@ -546,18 +558,17 @@ pub fn greedy_distance<BV: DistanceVolume>(
             return done(0.0, GreedyStatus::BudgetExhausted, stats);
         }
         let bv_b = p.bv_b(ib);
-        let [l, r, near_first] = if p.split_a(na, &na.bv, nb, &bv_b) {
+        let [l, r] = if p.split_a(na, &na.bv, nb, &bv_b) {
             let [l, r] = child_ids(na);
             let jl = judge(&p.node_a(l).bv, &bv_b, [l, ib], eps, &mut eta, ws);
             let jr = judge(&p.node_a(r).bv, &bv_b, [r, ib], eps, &mut eta, ws);
-            [jl.map(|k| (k, l, ib)), jr.map(|k| (k, r, ib)), None]
+            [jl.map(|k| (k, l, ib)), jr.map(|k| (k, r, ib))]
         } else {
             let [l, r] = child_ids(nb);
             let jl = judge(&na.bv, &p.bv_b(l), [ia, l], eps, &mut eta, ws);
             let jr = judge(&na.bv, &p.bv_b(r), [ia, r], eps, &mut eta, ws);
-            [jl.map(|k| (k, ia, l)), jr.map(|k| (k, ia, r)), None]
+            [jl.map(|k| (k, ia, l)), jr.map(|k| (k, ia, r))]
         };
-        let _ = near_first;
         stats.bv_tests += 2;
         // Nearer pair on top: the descent reaches touching triangles (and
         // returns) sooner, as a collision checker's would.
@@ -591,7 +602,7 @@ struct Deferred {
 /// it, the volumes' distance is computed no better than that (a sphere
 /// against a sphere, the usual case for far-apart meshes), and the cheap
 /// bound is kept.
-const CHEAP_BOUND_SLACK: f64 = 1e-3;
+const CHEAP_BOUND_SLACK: f64 = 1e-2;
 
 /// Which of GREEDY-DIST's rules a volume pair falls under: `None` when its
 /// lower bound exceeds the clearance (its contribution is kept, the pair is
@@ -606,7 +617,7 @@ fn judge<BV: DistanceVolume>(
     eta: &mut f64,
     ws: &mut DistanceWorkspace,
 ) -> Option<f64> {
-    let (lower, upper) = a.distance_bounds(b);
+    let (lower, upper) = a.distance_bounds(b, eps);
     if lower > eps {
         if lower < *eta {
             ws.deferred.push(Deferred {

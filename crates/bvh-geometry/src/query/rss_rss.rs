@@ -1,6 +1,6 @@
 //! RSS–RSS distance (rectangle–rectangle distance minus the radii).
 
-use glam::DVec3;
+use glam::{DAffine3, DVec3};
 
 use super::segment_segment::{Edge, edge_params, nearest_first};
 use super::triangle_triangle::beyond;
@@ -217,65 +217,144 @@ pub fn distance_rss_rss(a: &Rss, b: &Rss) -> f64 {
 }
 
 /// Cheap bounds `(lower, upper)` on the distance between two rectangle
-/// swept spheres, for traversals that only need to know which side of a
-/// threshold a pair is on: a fraction of the cost of [`distance_rss_rss`].
+/// swept spheres, good enough to tell which side of `threshold` the
+/// distance is on in most cases, at a fraction of the cost of
+/// [`distance_rss_rss`].
 ///
 /// - `lower` is certified in floating point like [`distance_rss_rss`]
 ///   (never above the distance of the swept shapes): the largest
-///   projection gap on three axes — the line of the centres and the two
-///   rectangle normals — less the same rounding allowance, clamped at 0.
-///   The projection of a swept rectangle on a unit axis `u` is its centre's
-///   ± `hx |x·u| + hy |y·u| + r`, and two convex sets are at least their
-///   gap on any axis apart. It equals the distance for two balls
-///   (degenerate rectangles) and for facing parallel rectangles, and may
-///   be far below it otherwise.
-/// - `upper` is the distance between two points of the shapes (the
-///   rectangle point nearest the other centre, then the other rectangle's
-///   point nearest that one, less both radii), clamped at 0: not certified
-///   (rounding may move it by a few ulps), it is meant to show cheaply that
-///   two shapes are close.
+///   projection gap on up to three axes — the line of the centres, then,
+///   unless that already exceeds `threshold`, the two rectangle normals —
+///   less the same rounding allowance, clamped at 0. The projection of a
+///   swept rectangle on a unit axis `u` is its centre's ± `hx |x·u| + hy
+///   |y·u| + r`, and two convex sets are at least their gap on any axis
+///   apart. On the line of the centres it is within about `h² / d` of the
+///   distance for rectangles of half lengths `h` at distance `d`.
+/// - `upper` is the distance between two points of the shapes, less both
+///   radii, clamped at 0: not certified (rounding may move it by a few
+///   ulps), it shows cheaply that two shapes are close, or that `lower` is
+///   nearly the distance. When `lower > threshold` it is an estimate of
+///   the distance of the rectangles' corners extreme along the line of the
+///   centres (so that `upper − lower` is of the order of `h² / d`),
+///   otherwise the distance of the rectangle point nearest the other
+///   centre and the other rectangle's point nearest it.
 ///
 /// NaN input gives `(NaN, NaN)`.
 #[must_use]
-pub fn distance_bounds_rss_rss(a: &Rss, b: &Rss) -> (f64, f64) {
+pub fn distance_bounds_rss_rss(a: &Rss, b: &Rss, threshold: f64) -> (f64, f64) {
+    // NaN input makes `lower` NaN, which takes neither early return; the
+    // check is made before the normals' `f64::max` could drop it.
     let d = b.center - a.center;
     let (ax, ay, az) = (a.axes.x_axis, a.axes.y_axis, a.axes.z_axis);
     let (bx, by, bz) = (b.axes.x_axis, b.axes.y_axis, b.axes.z_axis);
     let (ha, hb) = (a.half_lengths, b.half_lengths);
     let radii = a.radius + b.radius;
-    let support = |u: DVec3| {
-        ha.x * ax.dot(u).abs()
-            + ha.y * ay.dot(u).abs()
-            + hb.x * bx.dot(u).abs()
-            + hb.y * by.dot(u).abs()
-    };
-    // On a rectangle's normal its own extent is 0: only the other's counts.
-    let on_az = d.dot(az).abs() - (hb.x * bx.dot(az).abs() + hb.y * by.dot(az).abs());
-    let on_bz = d.dot(bz).abs() - (ha.x * ax.dot(bz).abs() + ha.y * ay.dot(bz).abs());
-    let len = d.length();
-    let on_d = if len > 0.0 {
-        let u = d / len;
-        len - support(u)
-    } else {
-        0.0
-    };
     let scale = a.center.abs().max_element()
         + b.center.abs().max_element()
         + ha.abs().element_sum()
         + hb.abs().element_sum()
         + a.radius.abs()
         + b.radius.abs();
-    // `f64::max` drops a NaN: the NaN input check is explicit.
+    let allowance = radii + 64.0 * f64::EPSILON * scale;
+    let len = d.length();
+    let mut lower = 0.0_f64;
+    if len > 0.0 {
+        let u = d / len;
+        let (sax, say) = (ax.dot(u), ay.dot(u));
+        let (sbx, sby) = (bx.dot(u), by.dot(u));
+        let support = ha.x * sax.abs() + ha.y * say.abs() + hb.x * sbx.abs() + hb.y * sby.abs();
+        lower = len - support - allowance;
+        if lower > threshold {
+            return (lower, corner_estimate(len - support, lower, ha, hb, radii));
+        }
+        if len - radii <= threshold {
+            // The centres alone show the shapes within the threshold.
+            return (nonnegative(lower), nonnegative(len - radii));
+        }
+    }
     if any_nan_rss(a) || any_nan_rss(b) {
         return (f64::NAN, f64::NAN);
     }
-    let gap = on_d.max(on_az).max(on_bz);
-    let lower = nonnegative(gap - radii - 64.0 * f64::EPSILON * scale);
+    // On a rectangle's normal its own extent is 0: only the other's counts.
+    let on_az = d.dot(az).abs() - (hb.x * bx.dot(az).abs() + hb.y * by.dot(az).abs());
+    let on_bz = d.dot(bz).abs() - (ha.x * ax.dot(bz).abs() + ha.y * ay.dot(bz).abs());
+    lower = lower.max(on_az.max(on_bz) - allowance);
     // The point of A's rectangle nearest B's centre, then B's nearest it.
     let clamp = |x: f64, h: f64| x.clamp(-h, h);
     let p = a.center + ax * clamp(d.dot(ax), ha.x) + ay * clamp(d.dot(ay), ha.y);
     let e = p - b.center;
     let q = b.center + bx * clamp(e.dot(bx), hb.x) + by * clamp(e.dot(by), hb.y);
-    let upper = nonnegative(p.distance(q) - radii);
-    (lower, upper)
+    (nonnegative(lower), nonnegative(p.distance(q) - radii))
+}
+
+/// The line-of-centres bounds of [`distance_bounds_rss_rss`] for `b` given
+/// in its own frame and mapped by `m`, a map whose linear part is a
+/// rotation to within [`super::RIGID_TOLERANCE`] (as
+/// [`super::relative_pose`] of two [`super::MeshObject`]s), without
+/// preparing the map for mapping whole volumes: `b`'s centre and rectangle
+/// axes are mapped by `m` as they are (the image rectangle is then the
+/// parallelogram they span) and its radius grown by `1e-7` for `m`'s
+/// stretch, the allowance by the rounding of the mapping. `Some((lower,
+/// upper))` when `lower > threshold` (certified as there), `None` otherwise
+/// or on NaN.
+#[must_use]
+pub(crate) fn mapped_distance_bounds_rss_rss(
+    a: &Rss,
+    b: &Rss,
+    m: &DAffine3,
+    threshold: f64,
+) -> Option<(f64, f64)> {
+    let cb = m.transform_point3(b.center);
+    let (bx, by) = (
+        m.transform_vector3(b.axes.x_axis),
+        m.transform_vector3(b.axes.y_axis),
+    );
+    let (ax, ay) = (a.axes.x_axis, a.axes.y_axis);
+    let (ha, hb) = (a.half_lengths, b.half_lengths);
+    let rb = b.radius * (1.0 + 1e-7);
+    let radii = a.radius + rb;
+    let scale = a.center.abs().max_element()
+        + cb.abs().max_element()
+        + ha.abs().element_sum()
+        + hb.abs().element_sum()
+        + a.radius.abs()
+        + rb.abs();
+    // The mapping's rounding: `M c + t` within 16 ulps of `2 |c| + |t|`
+    // (rows of a near-rotation sum to at most √3), each mapped axis
+    // within a few ulps, times the half lengths.
+    let mapping = 32.0
+        * f64::EPSILON
+        * (2.0 * b.center.abs().max_element()
+            + m.translation.abs().max_element()
+            + hb.abs().element_sum());
+    let d = cb - a.center;
+    let len = d.length();
+    if !(len > 0.0) {
+        return None;
+    }
+    let u = d / len;
+    let (sax, say) = (ax.dot(u), ay.dot(u));
+    let (sbx, sby) = (bx.dot(u), by.dot(u));
+    let support = ha.x * sax.abs() + ha.y * say.abs() + hb.x * sbx.abs() + hb.y * sby.abs();
+    let lower = len - support - radii - 64.0 * f64::EPSILON * scale - mapping;
+    // `!(lower > threshold)` also catches NaN.
+    if !(lower > threshold) {
+        return None;
+    }
+    Some((
+        lower,
+        corner_estimate(len - support, lower, ha, hb, rb.max(b.radius) + a.radius),
+    ))
+}
+
+/// The upper bound of [`distance_bounds_rss_rss`] when the line of the
+/// centres separates, without computing the corners: A's corner farthest
+/// along the line and B's farthest back are `gap` apart along it and at
+/// most `H = Σ h` (the four half lengths) across it, so within
+/// `√(gap² + H²) ≤ gap + H² / (2 gap)` of each other; less the radii. Not
+/// below `lower`.
+#[inline]
+fn corner_estimate(gap: f64, lower: f64, ha: glam::DVec2, hb: glam::DVec2, radii: f64) -> f64 {
+    let h = ha.element_sum() + hb.element_sum();
+    (gap + h * h / (2.0 * gap) - radii).max(lower)
 }
