@@ -9,7 +9,7 @@ use crate::{GeometryError, TriMesh};
 
 use super::{
     distance_bounds_rss_rss, distance_rss_rss, intersect_triangle_triangle, overlap_aabb_aabb,
-    overlap_obb_obb, rss_rss::mapped_distance_bounds_rss_rss,
+    overlap_obb_obb, rss_rss::posed_distance_bounds_rss_rss,
 };
 
 /// How far a pose's linear part may be from a rotation (`|RᵀR − I|`, largest
@@ -129,16 +129,17 @@ pub trait DistanceVolume: BvhVolume {
         (0.0, f64::INFINITY)
     }
 
-    /// [`DistanceVolume::distance_bounds`] for `other` given in its own
-    /// frame and mapped by `map` (the relative pose of two
-    /// [`MeshObject`]s), when they can be had without preparing the map
-    /// ([`RigidMap`]) and the lower one exceeds `threshold`: the cheap
+    /// [`DistanceVolume::distance_bounds`] for the two volumes given in
+    /// their own frames under the rigid poses of two [`MeshObject`]s, as a
+    /// bound in the first one's frame, when they can be had without the
+    /// relative pose and the lower one exceeds `threshold`: the cheap
     /// rejection of far-apart objects. The default gives `None`.
     #[inline]
-    fn mapped_distance_bounds(
+    fn posed_distance_bounds(
         &self,
+        _pose: &DAffine3,
         _other: &Self,
-        _map: &DAffine3,
+        _other_pose: &DAffine3,
         _threshold: f64,
     ) -> Option<(f64, f64)> {
         None
@@ -157,13 +158,14 @@ impl DistanceVolume for Rss {
     }
 
     #[inline]
-    fn mapped_distance_bounds(
+    fn posed_distance_bounds(
         &self,
+        pose: &DAffine3,
         other: &Self,
-        map: &DAffine3,
+        other_pose: &DAffine3,
         threshold: f64,
     ) -> Option<(f64, f64)> {
-        mapped_distance_bounds_rss_rss(self, other, map, threshold)
+        posed_distance_bounds_rss_rss(self, pose, other, other_pose, threshold)
     }
 }
 

@@ -9,7 +9,7 @@ use crate::GeometryError;
 #[cfg(doc)]
 use super::closest_points_triangle_triangle;
 use super::distance_lower_bound_triangle_triangle;
-use super::mesh_mesh::{DistanceVolume, MeshObject, Posed, QueryStats, child_ids, relative_pose};
+use super::mesh_mesh::{DistanceVolume, MeshObject, Posed, QueryStats, child_ids};
 use super::nonnegative;
 use super::triangle_triangle::triangle_pair;
 
@@ -495,20 +495,20 @@ pub fn greedy_distance<BV: DistanceVolume>(
             stats,
         })
     };
-    let rel = relative_pose(&a.pose(), &b.pose());
     stats.bv_tests += 1;
     // Far-apart objects: the roots' cheap bound, when it is about as good
-    // as their own, is the answer, before the map is prepared.
+    // as their own, is the answer, before the relative pose is computed.
+    let (pose_a, pose_b) = (a.pose(), b.pose());
     if let Some((lower, upper)) =
         a.bvh()
             .root()
             .bv
-            .mapped_distance_bounds(&b.bvh().root().bv, &rel, eps)
+            .posed_distance_bounds(&pose_a, &b.bvh().root().bv, &pose_b, eps)
         && upper - lower <= CHEAP_BOUND_SLACK * lower
     {
         return done(lower, GreedyStatus::Complete, stats);
     }
-    let p = Posed::with_rel(a, b, rel);
+    let p = Posed::new(a, b);
     let budget = options.max_tests;
     let spent = |s: &QueryStats| s.bv_tests.saturating_add(s.triangle_tests);
     // The smallest contribution known exactly so far; pairs settled by a

@@ -287,64 +287,61 @@ pub fn distance_bounds_rss_rss(a: &Rss, b: &Rss, threshold: f64) -> (f64, f64) {
     (nonnegative(lower), nonnegative(p.distance(q) - radii))
 }
 
-/// The line-of-centres bounds of [`distance_bounds_rss_rss`] for `b` given
-/// in its own frame and mapped by `m`, a map whose linear part is a
-/// rotation to within [`super::RIGID_TOLERANCE`] (as
-/// [`super::relative_pose`] of two [`super::MeshObject`]s), without
-/// preparing the map for mapping whole volumes: `b`'s centre and rectangle
-/// axes are mapped by `m` as they are (the image rectangle is then the
-/// parallelogram they span) and its radius grown by `1e-7` for `m`'s
-/// stretch, the allowance by the rounding of the mapping. `Some((lower,
-/// upper))` when `lower > threshold` (certified as there), `None` otherwise
-/// or on NaN.
+/// The line-of-centres bounds of [`distance_bounds_rss_rss`] for `a` and
+/// `b` given in their own frames and posed by `pose_a` and `pose_b`, rigid
+/// maps to within [`super::RIGID_TOLERANCE`] (as those of
+/// [`super::MeshObject`]s), as a bound on their distance in `a`'s frame —
+/// without the relative pose: the cheap rejection of two far-apart
+/// objects. The centres are posed, the line of the centres turned back into
+/// each rectangle's frame (`Mᵀ u`); the images of the rectangles are the
+/// parallelograms their posed axes span, and of the swept balls ellipsoids
+/// within the radii grown by `1e-7` for the poses' stretch. The world
+/// bound is lowered by the rounding of the posing and by `1e-8` of itself
+/// for the stretch of `a`'s frame. `Some((lower, upper))` when `lower >
+/// threshold` (certified as there), `None` otherwise or on NaN.
 #[must_use]
-pub(crate) fn mapped_distance_bounds_rss_rss(
+pub(crate) fn posed_distance_bounds_rss_rss(
     a: &Rss,
+    pose_a: &DAffine3,
     b: &Rss,
-    m: &DAffine3,
+    pose_b: &DAffine3,
     threshold: f64,
 ) -> Option<(f64, f64)> {
-    let cb = m.transform_point3(b.center);
-    let (bx, by) = (
-        m.transform_vector3(b.axes.x_axis),
-        m.transform_vector3(b.axes.y_axis),
-    );
-    let (ax, ay) = (a.axes.x_axis, a.axes.y_axis);
-    let (ha, hb) = (a.half_lengths, b.half_lengths);
-    let rb = b.radius * (1.0 + 1e-7);
-    let radii = a.radius + rb;
-    let scale = a.center.abs().max_element()
-        + cb.abs().max_element()
-        + ha.abs().element_sum()
-        + hb.abs().element_sum()
-        + a.radius.abs()
-        + rb.abs();
-    // The mapping's rounding: `M c + t` within 16 ulps of `2 |c| + |t|`
-    // (rows of a near-rotation sum to at most √3), each mapped axis
-    // within a few ulps, times the half lengths.
-    let mapping = 32.0
-        * f64::EPSILON
-        * (2.0 * b.center.abs().max_element()
-            + m.translation.abs().max_element()
-            + hb.abs().element_sum());
-    let d = cb - a.center;
+    let ca = pose_a.transform_point3(a.center);
+    let cb = pose_b.transform_point3(b.center);
+    let d = cb - ca;
     let len = d.length();
     if !(len > 0.0) {
         return None;
     }
     let u = d / len;
-    let (sax, say) = (ax.dot(u), ay.dot(u));
-    let (sbx, sby) = (bx.dot(u), by.dot(u));
+    let back = |m: &glam::DMat3| DVec3::new(m.x_axis.dot(u), m.y_axis.dot(u), m.z_axis.dot(u));
+    let (wa, wb) = (back(&pose_a.matrix3), back(&pose_b.matrix3));
+    let (ha, hb) = (a.half_lengths, b.half_lengths);
+    let (sax, say) = (a.axes.x_axis.dot(wa), a.axes.y_axis.dot(wa));
+    let (sbx, sby) = (b.axes.x_axis.dot(wb), b.axes.y_axis.dot(wb));
     let support = ha.x * sax.abs() + ha.y * say.abs() + hb.x * sbx.abs() + hb.y * sby.abs();
-    let lower = len - support - radii - 64.0 * f64::EPSILON * scale - mapping;
+    let radii = (a.radius + b.radius) * (1.0 + 1e-7);
+    let flat = ha.abs().element_sum() + hb.abs().element_sum();
+    // The bound's own rounding (as `distance_rss_rss`, at the posed
+    // coordinates), and the posing's: `M c + t` within 16 ulps of
+    // `2 |c| + |t|` (rows of a near-rotation sum to at most √3), the
+    // posed axes within a few ulps, times the half lengths.
+    let rounding = 64.0
+        * f64::EPSILON
+        * (ca.abs().max_element() + cb.abs().max_element() + flat + radii.abs())
+        + 32.0
+            * f64::EPSILON
+            * (2.0 * (a.center.abs().max_element() + b.center.abs().max_element())
+                + pose_a.translation.abs().max_element()
+                + pose_b.translation.abs().max_element()
+                + flat);
+    let lower = (len - support - radii - rounding) * (1.0 - 1e-8);
     // `!(lower > threshold)` also catches NaN.
     if !(lower > threshold) {
         return None;
     }
-    Some((
-        lower,
-        corner_estimate(len - support, lower, ha, hb, rb.max(b.radius) + a.radius),
-    ))
+    Some((lower, corner_estimate(len - support, lower, ha, hb, radii)))
 }
 
 /// The upper bound of [`distance_bounds_rss_rss`] when the line of the
