@@ -176,7 +176,6 @@ fn main() {
     }
     let mut ws = DistanceWorkspace::new();
     let mut cws = CollideWorkspace::new();
-    eprintln!("ROOT {:?}", a.rss.root().bv);
     for (label, gap) in SEPARATIONS {
         let tb = pose_b(gap);
         let ra = MeshObject::new(&a.mesh, &a.rss, pose_a()).expect("rigid");
