@@ -463,6 +463,20 @@ pub struct GreedyDistance {
 /// most `ε` (steps 7–8 of Fig. 4 with the zeros replaced by `ε`, as the
 /// paper does to bound ADAPTIVE-BISECTION's run time).
 ///
+/// To cost about what a collision test does, most pairs are decided by
+/// cheap bounds ([`DistanceVolume::distance_bounds`],
+/// [`distance_lower_bound_triangle_triangle`]: separating-axis gaps, and
+/// alternating projections for closeness) and the volumes' or triangles'
+/// own bound is computed only for the undecided ones; a frontier pair
+/// settled by a cheap bound keeps it for now, and at the end the own bounds
+/// are computed in order of the cheap ones only while a cheap bound is
+/// below the minimum so far (the own bound, at least as large, could lower
+/// it). Two far-apart objects are settled by their posed roots' cheap bound
+/// ([`DistanceVolume::posed_distance_bounds`]) when it is within 1 % of
+/// what the roots' own bound could add. The frontier and the contract are
+/// those of the plain descent; a contribution is the larger of a pair's
+/// cheap and own bounds.
+///
 /// **Contract** (what ADAPTIVE-BISECTION's Lemma 1 needs):
 ///
 /// - `η ≤ d`, the exact distance, always (certified in floating point: the
