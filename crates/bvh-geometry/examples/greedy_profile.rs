@@ -12,7 +12,9 @@
 //!
 //! `greedy_row` and `collide_row` run their query `N` times (the second
 //! argument) at separation `K` (the third: 0 overlap, 1 to 3 the gaps);
-//! instructions per query are their inclusive counts over `N`. Without a profiler it prints the answers, the
+//! instructions per query are their inclusive counts over `N`. With
+//! `time` as the third argument it prints wall time per query instead,
+//! the best of 7 interleaved rounds of `N`. Without a profiler it prints the answers, the
 //! work counters and the mean GREEDY-DIST / exact distance ratio of the
 //! benchmark.
 
@@ -168,6 +170,27 @@ fn main() {
     let n: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(0);
     let a = Object::new(noisy_sphere(m, 1.0, 0.002, 1));
     let b = Object::new(noisy_sphere(m, 1.0, 0.002, 2));
+    if args.get(3).map(String::as_str) == Some("time") {
+        // Wall time per query, the best of 7 interleaved rounds of `n`.
+        for (k, (label, _)) in SEPARATIONS.iter().enumerate() {
+            let (mut g, mut c) = (f64::INFINITY, f64::INFINITY);
+            for _ in 0..7 {
+                let t = std::time::Instant::now();
+                black_box(greedy_row(&a, &b, n, k));
+                g = g.min(t.elapsed().as_secs_f64() / n as f64);
+                let t = std::time::Instant::now();
+                black_box(collide_row(&a, &b, n, k));
+                c = c.min(t.elapsed().as_secs_f64() / n as f64);
+            }
+            println!(
+                "{label}: greedy {:.0} ns collide {:.0} ns ratio {:.2}",
+                g * 1e9,
+                c * 1e9,
+                g / c
+            );
+        }
+        return;
+    }
     if n > 0 {
         let k: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(0);
         black_box(greedy_row(&a, &b, n, k));

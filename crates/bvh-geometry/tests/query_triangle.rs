@@ -140,8 +140,8 @@ proptest! {
     /// no tolerance), 0 for touching pairs; never above the exact distance
     /// less its rounding estimate's base either.
     #[test]
-    fn triangle_lower_bound_is_below_the_distance((a, b, kind) in triangle_pair()) {
-        let lb = distance_lower_bound_triangle_triangle(&a, &b);
+    fn triangle_lower_bound_is_below_the_distance((a, b, kind) in triangle_pair(), t in prop_oneof![Just(0.0), 0.0..1.0_f64]) {
+        let lb = distance_lower_bound_triangle_triangle(&a, &b, t);
         prop_assert!(lb >= 0.0);
         let (sampled, _) = sampled_triangle_distance(&a, &b, 20);
         prop_assert!(lb <= sampled, "bound {lb:e} above sampled {sampled:e}");

@@ -545,7 +545,7 @@ pub fn greedy_distance<BV: DistanceVolume>(
                     }
                     stats.triangle_tests += 1;
                     let t_a = p.tri_a(ta);
-                    let cheap = distance_lower_bound_triangle_triangle(&t_a, &t_b);
+                    let cheap = distance_lower_bound_triangle_triangle(&t_a, &t_b, eps);
                     if cheap > eps {
                         if cheap < eta {
                             ws.deferred.push(Deferred {
