@@ -260,7 +260,7 @@ pub fn distance_bounds_rss_rss(a: &Rss, b: &Rss, threshold: f64) -> (f64, f64) {
     let len = d.length();
     let mut lower = 0.0_f64;
     if len > 0.0 {
-        let u = d / len;
+        let u = d * (1.0 / len);
         let (sax, say) = (ax.dot(u), ay.dot(u));
         let (sbx, sby) = (bx.dot(u), by.dot(u));
         let support = ha.x * sax.abs() + ha.y * say.abs() + hb.x * sbx.abs() + hb.y * sby.abs();
@@ -336,7 +336,7 @@ pub(crate) fn posed_distance_bounds_rss_rss(
     if !(len > 0.0) {
         return None;
     }
-    let u = d / len;
+    let u = d * (1.0 / len);
     let back = |m: &glam::DMat3| DVec3::new(m.x_axis.dot(u), m.y_axis.dot(u), m.z_axis.dot(u));
     let (wa, wb) = (back(&pose_a.matrix3), back(&pose_b.matrix3));
     let (ha, hb) = (a.half_lengths, b.half_lengths);
