@@ -2,13 +2,18 @@
 //! shapes (never above the distance of any two sampled points of them),
 //! and exact up to the documented allowance (against an independent
 //! rectangle–rectangle oracle: 16 edge–edge ternary searches and 8
-//! corner–rectangle clamps, or 0 for rectangles that clearly cross).
+//! corner–rectangle clamps, or 0 for rectangles that clearly cross). The
+//! cheap bounds (plain and posed) the same way: the lower one never above
+//! the sampled shape distance, the upper one never below the oracle.
 
 mod query_support;
 
 use armature_bvh_geometry::bv::Rss;
-use armature_bvh_geometry::query::{closest_points_rectangle_rectangle, distance_rss_rss};
-use glam::{DMat3, DQuat, DVec2, DVec3};
+use armature_bvh_geometry::query::{
+    DistanceVolume, closest_points_rectangle_rectangle, distance_bounds_rss_rss, distance_rss_rss,
+    relative_pose,
+};
+use glam::{DAffine3, DMat3, DQuat, DVec2, DVec3};
 use proptest::prelude::*;
 use query_support::{CASES, config, placement, rotation, segment_segment, unit_vec3, vec3};
 
@@ -128,6 +133,34 @@ fn rss_pair() -> impl Strategy<Value = (Rss, Rss)> {
         })
 }
 
+fn grid(r: &Rss, k: u32) -> Vec<DVec3> {
+    let mut v = Vec::new();
+    for i in 0..=k {
+        for j in 0..=k {
+            v.push(rect_point(
+                r,
+                2.0 * f64::from(i) / f64::from(k) - 1.0,
+                2.0 * f64::from(j) / f64::from(k) - 1.0,
+            ));
+        }
+    }
+    v
+}
+
+/// `max(0, min |x − y| − r_a − r_b)` over the sampled rectangle points,
+/// `b`'s mapped by `map`: the distance of two points of the swept shapes
+/// along `x − y`, so never below their distance.
+fn sampled_shape_distance(a: &Rss, b: &Rss, map: &DAffine3) -> f64 {
+    let (ga, gb) = (grid(a, 12), grid(b, 12));
+    let mut sampled = f64::INFINITY;
+    for x in &ga {
+        for y in &gb {
+            sampled = sampled.min((*x - map.transform_point3(*y)).length());
+        }
+    }
+    (sampled - a.radius - b.radius).max(0.0)
+}
+
 fn scale_of(a: &Rss, b: &Rss) -> f64 {
     a.center.abs().max_element()
         + b.center.abs().max_element()
@@ -187,6 +220,53 @@ proptest! {
         let d = distance_rss_rss(&a, &b);
         let want = (oracle - a.radius - b.radius).max(0.0);
         prop_assert!(d <= want + tol && d >= want - tol, "ours {d} oracle {want}");
+    }
+}
+
+proptest! {
+    #![proptest_config(config(CASES))]
+
+    /// The cheap bounds: the lower one never above the sampled shape
+    /// distance (exactly, no tolerance), and above the threshold whenever
+    /// it took an early exit; the upper one (a distance of two shape
+    /// points, not certified) not below the oracle's shape distance beyond
+    /// rounding.
+    #[test]
+    fn rss_cheap_bounds_bracket_the_distance((a, b) in rss_pair(), t in prop_oneof![Just(0.0), 0.0..2.0_f64]) {
+        let (lower, upper) = distance_bounds_rss_rss(&a, &b, t);
+        let bound = sampled_shape_distance(&a, &b, &DAffine3::IDENTITY);
+        prop_assert!(lower >= 0.0);
+        prop_assert!(lower <= bound, "cheap lower bound {lower:e} above sampled shape distance {bound:e}");
+        prop_assert!(lower <= distance_rss_rss(&a, &b) + 1e-12 * scale_of(&a, &b) || lower > t);
+        let scale = scale_of(&a, &b);
+        let oracle = (rect_oracle(&a, &b, scale) - a.radius - b.radius).max(0.0);
+        prop_assert!(upper >= oracle - 1e-12 * scale, "upper {upper:e} below the distance {oracle:e}");
+    }
+
+    /// The posed cheap bound (the far-apart rejection of the mesh queries),
+    /// as a bound in `a`'s frame: never above the sampled shape distance
+    /// with `b`'s samples mapped by the relative pose, exactly; given only
+    /// above the threshold; its upper one not below it.
+    #[test]
+    fn posed_rss_bounds_are_below_the_distance(
+        (a, b) in rss_pair(),
+        rot_a in rotation(),
+        rot_b in rotation(),
+        at in vec3(),
+        apart in prop_oneof![Just(DVec3::ZERO), vec3().prop_map(|v| v * 4.0)],
+        far in prop_oneof![Just(1.0), Just(1e3)],
+        t in prop_oneof![Just(0.0), 0.0..1.0_f64],
+    ) {
+        let pa = DAffine3::from_mat3_translation(rot_a, at * far);
+        let pb = pa * DAffine3::from_mat3_translation(rot_b, apart);
+        // b's shape as the queries see it: in its own frame, posed by pb.
+        let b_own = Rss::new(rot_b.transpose() * (b.center - apart), rot_b.transpose() * b.axes, b.half_lengths, b.radius);
+        if let Some((lower, upper)) = a.posed_distance_bounds(&pa, &b_own, &pb, t) {
+            prop_assert!(lower > t);
+            let bound = sampled_shape_distance(&a, &b_own, &relative_pose(&pa, &pb));
+            prop_assert!(lower <= bound, "posed lower bound {lower:e} above sampled shape distance {bound:e}");
+            prop_assert!(upper >= lower);
+        }
     }
 }
 

@@ -12,8 +12,9 @@ mod query_support;
 use armature_bvh_geometry::bv::{Lss, Sphere};
 use armature_bvh_geometry::query::{
     TOUCH_TOLERANCE, closest_point_triangle, closest_points_segment_triangle,
-    closest_points_triangle_triangle, distance_capsule_triangle, distance_point_triangle,
-    distance_sphere_triangle, intersect_triangle_triangle,
+    closest_points_triangle_triangle, distance_capsule_triangle,
+    distance_lower_bound_triangle_triangle, distance_point_triangle, distance_sphere_triangle,
+    intersect_triangle_triangle,
 };
 use glam::DVec3;
 use proptest::prelude::*;
@@ -132,6 +133,25 @@ proptest! {
         // Swapping the triangles swaps the witnesses.
         let d = closest_points_triangle_triangle(&b, &a);
         prop_assert!((d.distance - c.distance).abs() <= allow);
+    }
+
+    /// The cheap lower bound never exceeds the distance: not above any
+    /// sampled pair of points nor the 15 independent sub-problems (exactly,
+    /// no tolerance), 0 for touching pairs; never above the exact distance
+    /// less its rounding estimate's base either.
+    #[test]
+    fn triangle_lower_bound_is_below_the_distance((a, b, kind) in triangle_pair(), t in prop_oneof![Just(0.0), 0.0..1.0_f64]) {
+        let lb = distance_lower_bound_triangle_triangle(&a, &b, t);
+        prop_assert!(lb >= 0.0);
+        let (sampled, _) = sampled_triangle_distance(&a, &b, 20);
+        prop_assert!(lb <= sampled, "bound {lb:e} above sampled {sampled:e}");
+        let f = fifteen(&a, &b);
+        prop_assert!(lb <= f, "bound {lb:e} above fifteen {f:e}");
+        if kind == Kind::Touching || triangles_clearly_intersect(&a, &b) {
+            prop_assert_eq!(lb, 0.0);
+        }
+        let c = closest_points_triangle_triangle(&a, &b);
+        prop_assert!(lb <= c.distance, "bound {lb:e} above the distance {:e}", c.distance);
     }
 
     /// The intersection test is conservative (touching and intersecting

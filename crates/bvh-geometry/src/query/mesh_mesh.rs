@@ -7,7 +7,10 @@ use crate::bv::{Aabb, Obb, Rss};
 use crate::bvh::{Bvh, BvhNode, BvhVolume, RigidMap};
 use crate::{GeometryError, TriMesh};
 
-use super::{distance_rss_rss, intersect_triangle_triangle, overlap_aabb_aabb, overlap_obb_obb};
+use super::{
+    distance_bounds_rss_rss, distance_rss_rss, intersect_triangle_triangle, overlap_aabb_aabb,
+    overlap_obb_obb, rss_rss::posed_distance_bounds_rss_rss,
+};
 
 /// How far a pose's linear part may be from a rotation (`|RᵀR − I|`, largest
 /// entry) and still count as rigid.
@@ -114,12 +117,55 @@ pub trait DistanceVolume: BvhVolume {
     /// A lower bound, in floating point, on the distance between the
     /// volumes (0 when they may overlap).
     fn distance_lower_bound(&self, other: &Self) -> f64;
+
+    /// Cheap bounds `(lower, upper)` on the same distance, for deciding
+    /// most pairs against `threshold` before
+    /// [`DistanceVolume::distance_lower_bound`]: `lower` is certified as
+    /// that one is (it may be smaller), `upper` is a distance the volumes
+    /// certainly come within, up to rounding. The default decides nothing:
+    /// `(0, ∞)`.
+    #[inline]
+    fn distance_bounds(&self, _other: &Self, _threshold: f64) -> (f64, f64) {
+        (0.0, f64::INFINITY)
+    }
+
+    /// [`DistanceVolume::distance_bounds`] for the two volumes given in
+    /// their own frames under the rigid poses of two [`MeshObject`]s, as a
+    /// bound in the first one's frame, when they can be had without the
+    /// relative pose and the lower one exceeds `threshold`: the cheap
+    /// rejection of far-apart objects. The default gives `None`.
+    #[inline]
+    fn posed_distance_bounds(
+        &self,
+        _pose: &DAffine3,
+        _other: &Self,
+        _other_pose: &DAffine3,
+        _threshold: f64,
+    ) -> Option<(f64, f64)> {
+        None
+    }
 }
 
 impl DistanceVolume for Rss {
     #[inline]
     fn distance_lower_bound(&self, other: &Self) -> f64 {
         distance_rss_rss(self, other)
+    }
+
+    #[inline]
+    fn distance_bounds(&self, other: &Self, threshold: f64) -> (f64, f64) {
+        distance_bounds_rss_rss(self, other, threshold)
+    }
+
+    #[inline]
+    fn posed_distance_bounds(
+        &self,
+        pose: &DAffine3,
+        other: &Self,
+        other_pose: &DAffine3,
+        threshold: f64,
+    ) -> Option<(f64, f64)> {
+        posed_distance_bounds_rss_rss(self, pose, other, other_pose, threshold)
     }
 }
 

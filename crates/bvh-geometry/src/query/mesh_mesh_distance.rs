@@ -8,6 +8,7 @@ use crate::GeometryError;
 
 #[cfg(doc)]
 use super::closest_points_triangle_triangle;
+use super::distance_lower_bound_triangle_triangle;
 use super::mesh_mesh::{DistanceVolume, MeshObject, Posed, QueryStats, child_ids};
 use super::nonnegative;
 use super::triangle_triangle::triangle_pair;
@@ -47,6 +48,8 @@ pub struct DistanceCache {
 #[derive(Debug, Clone, Default)]
 pub struct DistanceWorkspace {
     stack: Vec<(f64, u32, u32)>,
+    /// GREEDY-DIST's frontier pairs settled by a cheap bound.
+    deferred: Vec<Deferred>,
 }
 
 impl DistanceWorkspace {
@@ -460,6 +463,20 @@ pub struct GreedyDistance {
 /// most `ε` (steps 7–8 of Fig. 4 with the zeros replaced by `ε`, as the
 /// paper does to bound ADAPTIVE-BISECTION's run time).
 ///
+/// To cost about what a collision test does, most pairs are decided by
+/// cheap bounds ([`DistanceVolume::distance_bounds`],
+/// [`distance_lower_bound_triangle_triangle`]: separating-axis gaps, and
+/// alternating projections for closeness) and the volumes' or triangles'
+/// own bound is computed only for the undecided ones; a frontier pair
+/// settled by a cheap bound keeps it for now, and at the end the own bounds
+/// are computed in order of the cheap ones only while a cheap bound is
+/// below the minimum so far (the own bound, at least as large, could lower
+/// it). Two far-apart objects are settled by their posed roots' cheap bound
+/// ([`DistanceVolume::posed_distance_bounds`]) when it is within 1 % of
+/// what the roots' own bound could add. The frontier and the contract are
+/// those of the plain descent; a contribution is the larger of a pair's
+/// cheap and own bounds.
+///
 /// **Contract** (what ADAPTIVE-BISECTION's Lemma 1 needs):
 ///
 /// - `η ≤ d`, the exact distance, always (certified in floating point: the
@@ -484,7 +501,6 @@ pub fn greedy_distance<BV: DistanceVolume>(
 ) -> Result<GreedyDistance, GeometryError> {
     let eps = options.clearance;
     crate::error::non_negative("clearance", eps)?;
-    let p = Posed::new(a, b);
     let mut stats = QueryStats::default();
     let done = |lower_bound: f64, status: GreedyStatus, stats: QueryStats| {
         Ok(GreedyDistance {
@@ -493,17 +509,31 @@ pub fn greedy_distance<BV: DistanceVolume>(
             stats,
         })
     };
+    stats.bv_tests += 1;
+    // Far-apart objects: the roots' cheap bound, when it is about as good
+    // as their own, is the answer, before the relative pose is computed.
+    let (pose_a, pose_b) = (a.pose(), b.pose());
+    if let Some((lower, upper)) =
+        a.bvh()
+            .root()
+            .bv
+            .posed_distance_bounds(&pose_a, &b.bvh().root().bv, &pose_b, eps)
+        && upper - lower <= CHEAP_BOUND_SLACK * lower
+    {
+        return done(lower, GreedyStatus::Complete, stats);
+    }
+    let p = Posed::new(a, b);
     let budget = options.max_tests;
     let spent = |s: &QueryStats| s.bv_tests.saturating_add(s.triangle_tests);
+    // The smallest contribution known exactly so far; pairs settled by a
+    // cheap bound wait in `ws.deferred` (see `resolve`).
     let mut eta = f64::INFINITY;
     ws.stack.clear();
+    ws.deferred.clear();
     // The stack holds pairs whose bound is known to be ≤ ε (to refine).
-    stats.bv_tests += 1;
-    let root = p.node_a(0).bv.distance_lower_bound(&p.bv_b(0));
-    if root > eps {
-        return done(root, GreedyStatus::Complete, stats);
+    if let Some(key) = judge(&p.node_a(0).bv, &p.bv_b(0), [0, 0], eps, &mut eta, ws) {
+        ws.stack.push((key, 0, 0));
     }
-    ws.stack.push((root, 0, 0));
     while let Some((_, ia, ib)) = ws.stack.pop() {
         let (na, nb) = (p.node_a(ia), p.node_b(ib));
         if na.is_leaf() && nb.is_leaf() {
@@ -514,7 +544,20 @@ pub fn greedy_distance<BV: DistanceVolume>(
                         return done(0.0, GreedyStatus::BudgetExhausted, stats);
                     }
                     stats.triangle_tests += 1;
-                    let (c, err) = triangle_pair(&p.tri_a(ta), &t_b, None);
+                    let t_a = p.tri_a(ta);
+                    let cheap = distance_lower_bound_triangle_triangle(&t_a, &t_b, eps);
+                    if cheap > eps {
+                        if cheap < eta {
+                            ws.deferred.push(Deferred {
+                                lower: cheap,
+                                upper: f64::INFINITY,
+                                ids: [ta, tb],
+                                triangles: true,
+                            });
+                        }
+                        continue;
+                    }
+                    let (c, err) = triangle_pair(&t_a, &t_b, None);
                     let lb = nonnegative(c.distance - err);
                     // `!(lb > eps)` also catches NaN (never separates).
                     if !(lb > eps) {
@@ -529,34 +572,119 @@ pub fn greedy_distance<BV: DistanceVolume>(
             return done(0.0, GreedyStatus::BudgetExhausted, stats);
         }
         let bv_b = p.bv_b(ib);
-        let children = if p.split_a(na, &na.bv, nb, &bv_b) {
+        let [l, r] = if p.split_a(na, &na.bv, nb, &bv_b) {
             let [l, r] = child_ids(na);
-            [
-                (p.node_a(l).bv.distance_lower_bound(&bv_b), l, ib),
-                (p.node_a(r).bv.distance_lower_bound(&bv_b), r, ib),
-            ]
+            let jl = judge(&p.node_a(l).bv, &bv_b, [l, ib], eps, &mut eta, ws);
+            let jr = judge(&p.node_a(r).bv, &bv_b, [r, ib], eps, &mut eta, ws);
+            [jl.map(|k| (k, l, ib)), jr.map(|k| (k, r, ib))]
         } else {
             let [l, r] = child_ids(nb);
-            [
-                (na.bv.distance_lower_bound(&p.bv_b(l)), ia, l),
-                (na.bv.distance_lower_bound(&p.bv_b(r)), ia, r),
-            ]
+            let jl = judge(&na.bv, &p.bv_b(l), [ia, l], eps, &mut eta, ws);
+            let jr = judge(&na.bv, &p.bv_b(r), [ia, r], eps, &mut eta, ws);
+            [jl.map(|k| (k, ia, l)), jr.map(|k| (k, ia, r))]
         };
         stats.bv_tests += 2;
         // Nearer pair on top: the descent reaches touching triangles (and
         // returns) sooner, as a collision checker's would.
-        let [near, far] = if children[1].0 < children[0].0 {
-            [children[1], children[0]]
-        } else {
-            children
-        };
-        for c in [far, near] {
-            if c.0 > eps {
-                eta = eta.min(c.0);
-            } else {
-                ws.stack.push(c);
-            }
+        match (l, r) {
+            (Some(x), Some(y)) if y.0 < x.0 => ws.stack.extend([x, y]),
+            (Some(x), Some(y)) => ws.stack.extend([y, x]),
+            (Some(x), None) | (None, Some(x)) => ws.stack.push(x),
+            (None, None) => {}
         }
     }
-    done(eta, GreedyStatus::Complete, stats)
+    done(resolve(&p, eta, ws), GreedyStatus::Complete, stats)
+}
+
+/// A node or triangle pair GREEDY-DIST left unrefined on the strength of a
+/// cheap lower bound above the clearance: its own bound (the volumes' or
+/// the triangles' certified distance) is computed only if the cheap one is
+/// below every contribution known, so that it could be the minimum.
+#[derive(Debug, Clone, Copy)]
+struct Deferred {
+    /// The cheap certified lower bound (`> ε`).
+    lower: f64,
+    /// For volumes, a distance they certainly come within (up to rounding).
+    upper: f64,
+    /// Node ids, or triangle ids when `triangles`.
+    ids: [u32; 2],
+    triangles: bool,
+}
+
+/// How much of a deferred volume pair's cheap lower bound may stand for its
+/// own bound: when the cheap upper bound is within this relative distance of
+/// it, the volumes' distance is computed no better than that (a sphere
+/// against a sphere, the usual case for far-apart meshes), and the cheap
+/// bound is kept.
+const CHEAP_BOUND_SLACK: f64 = 1e-2;
+
+/// Which of GREEDY-DIST's rules a volume pair falls under: `None` when its
+/// lower bound exceeds the clearance (its contribution is kept, the pair is
+/// not refined), else `Some(key)` to refine it, nearer keys first. The
+/// cheap bounds decide most pairs; the volumes' own bound only the rest.
+#[inline]
+fn judge<BV: DistanceVolume>(
+    a: &BV,
+    b: &BV,
+    ids: [u32; 2],
+    eps: f64,
+    eta: &mut f64,
+    ws: &mut DistanceWorkspace,
+) -> Option<f64> {
+    let (lower, upper) = a.distance_bounds(b, eps);
+    if lower > eps {
+        if lower < *eta {
+            ws.deferred.push(Deferred {
+                lower,
+                upper,
+                ids,
+                triangles: false,
+            });
+        }
+        return None;
+    }
+    // Close for certain: the volumes' bound would be at most ε too.
+    if upper <= eps {
+        return Some(upper);
+    }
+    let lb = a.distance_lower_bound(b);
+    if lb > eps {
+        *eta = eta.min(lb);
+        None
+    } else {
+        Some(lb)
+    }
+}
+
+/// The minimum over GREEDY-DIST's frontier: `eta` (the contributions known
+/// exactly) and the deferred pairs, whose own bounds are computed in order
+/// of their cheap bounds until the next cheap bound is no smaller than the
+/// minimum so far (its own bound, at least the cheap one, cannot lower it).
+/// Every deferred contribution is the larger of its two certified bounds,
+/// so it stays above the clearance.
+fn resolve<BV: DistanceVolume>(
+    p: &Posed<'_, '_, BV>,
+    mut eta: f64,
+    ws: &mut DistanceWorkspace,
+) -> f64 {
+    ws.deferred.retain(|d| d.lower < eta);
+    ws.deferred
+        .sort_unstable_by(|x, y| x.lower.total_cmp(&y.lower));
+    for d in &ws.deferred {
+        if !(d.lower < eta) {
+            break;
+        }
+        let [i, j] = d.ids;
+        let own = if d.triangles {
+            let (c, err) = triangle_pair(&p.tri_a(i), &p.tri_b(j), None);
+            c.distance - err
+        } else if d.upper - d.lower <= CHEAP_BOUND_SLACK * d.lower {
+            d.lower
+        } else {
+            p.node_a(i).bv.distance_lower_bound(&p.bv_b(j))
+        };
+        // `f64::max` keeps the cheap bound when the other is NaN.
+        eta = eta.min(own.max(d.lower));
+    }
+    eta
 }

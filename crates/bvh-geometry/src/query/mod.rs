@@ -108,12 +108,15 @@ pub use mesh_mesh_distance::{
 pub use obb_obb::{OBB_SAT_EPSILON, OBB_SAT_MARGIN, overlap_obb_obb};
 pub use point_segment::{closest_point_segment, distance_point_segment};
 pub use point_triangle::{closest_point_triangle, distance_point_triangle};
-pub use rss_rss::{closest_points_rectangle_rectangle, distance_rss_rss};
+pub use rss_rss::{closest_points_rectangle_rectangle, distance_bounds_rss_rss, distance_rss_rss};
 pub use segment_segment::{closest_points_segment_segment, distance_segment_segment};
 pub use segment_triangle::{closest_points_segment_triangle, distance_segment_triangle};
 pub use sphere_sphere::distance_sphere_sphere;
 pub use sphere_triangle::distance_sphere_triangle;
-pub use triangle_triangle::{closest_points_triangle_triangle, distance_triangle_triangle};
+pub use triangle_triangle::{
+    closest_points_triangle_triangle, distance_lower_bound_triangle_triangle,
+    distance_triangle_triangle,
+};
 pub use triangle_triangle_intersection::{TOUCH_TOLERANCE, intersect_triangle_triangle};
 
 /// A closest pair of points of two shapes and their distance.
