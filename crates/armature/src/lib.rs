@@ -8,7 +8,7 @@
 //!
 //! ## Start here
 //!
-//! - [`Scene`]: robots from URDF (with STL / OBJ meshes) or from code,
+//! - [`Scene`]: robots from URDF (with STL, OBJ or COLLADA meshes) or from code,
 //!   obstacles from meshes, the pairs never tested, self-collision, the
 //!   distance threshold; read from a RON scene file ([`scene_file`]).
 //! - [`Pipeline`]: the stages of a query, composed once with

@@ -760,12 +760,11 @@ impl ArticulatedBody {
             armature_kinematics::UrdfModel::from_file_with(path, options).map_err(|source| {
                 // The URDF reader's messages name the file already; say it
                 // once.
-                let file = path.display().to_string();
                 GeometryError::Kinematics {
-                    context: if source.to_string().contains(&file) {
+                    context: if source.names_urdf_source() {
                         String::new()
                     } else {
-                        format!("`{file}`")
+                        format!("`{}`", path.display())
                     },
                     source,
                 }

@@ -347,3 +347,27 @@ pub enum KinematicsError {
         expected: &'static str,
     },
 }
+
+impl KinematicsError {
+    /// Whether the error comes from the URDF reader, whose every message
+    /// names the URDF file or source it read (callers need not name it
+    /// again).
+    #[must_use]
+    pub const fn names_urdf_source(&self) -> bool {
+        matches!(
+            self,
+            Self::Urdf { .. }
+                | Self::UrdfFile { .. }
+                | Self::UrdfMimicJoint { .. }
+                | Self::UrdfUnknownLink { .. }
+                | Self::UrdfTwoParents { .. }
+                | Self::UrdfRoots { .. }
+                | Self::UrdfDuplicateJoint { .. }
+                | Self::UrdfMissingLimits { .. }
+                | Self::UrdfJoint { .. }
+                | Self::UrdfGeometry { .. }
+                | Self::UrdfMeshPath { .. }
+                | Self::UrdfModel { .. }
+        )
+    }
+}
