@@ -28,18 +28,34 @@
 //!   once per segment and cached with its parameter (M2 §II.E, §V).
 //! - *Static pre-pass.* A link whose geometry sphere at `q_a` has radius
 //!   `r` stays, over the whole segment, within the sphere of radius
-//!   `r + λ` (λ the link's world curve-length bound); a pair whose swept
-//!   spheres are disjoint is never queued (M2 §V).
-//! - *End configurations.* Every pair's `η` is computed at both ends, and a
-//!   pair with a closed mesh is also tested for containment there (a link
-//!   inside a closed obstacle touches no triangle, so `η` alone would miss
-//!   it). Containment is not tested in between: a part that starts outside
-//!   a solid cannot get inside without its surface meeting the solid's, and
-//!   Lemma 1 excludes that.
+//!   `r + λ` (λ the link's world curve-length bound), and within the world
+//!   box of its OBB at `q_a` grown by λ; a pair whose swept spheres or
+//!   swept boxes are disjoint is never queued (M2 §V).
+//! - *Centre first.* A pair's first test is at the segment's centre
+//!   `q_m`: with `η_m` there, Lemma 1 on either half holds with the far
+//!   end's bound taken as 0 when `max(λ(q_a, q_m), λ(q_m, q_b)) + pad <
+//!   η_m`, and the pair is done with one distance query instead of two
+//!   (most pairs of a short segment are). Before that query, a pair whose
+//!   world boxes at the centre are farther apart than it needs is done with
+//!   none. Only the other pairs get their bounds at both ends and enter the
+//!   queue as the two halves. A pair with a closed mesh is also tested for
+//!   containment at the centre (a link inside a closed obstacle touches no
+//!   triangle, so `η` alone would miss it); one configuration is enough: a
+//!   part that is outside a solid somewhere on the segment cannot get
+//!   inside without its surface meeting the solid's, and Lemma 1 excludes
+//!   that.
+//! - *Targeted bounds.* Each distance query knows the bound Lemma 1 needs
+//!   there (at the centre, the larger half's λ plus the pad; at an end or
+//!   a midpoint, what the sub-segments need beyond their other end's
+//!   bound). GREEDY-DIST is first run with that clearance: a positive
+//!   answer exceeds it and proves the test in one descent; only a zero
+//!   answer falls back to the plain bound with the clearance `ε`.
 //! - *Clearance `ε ≥ 0`* (M2 §II.F, §III.B) is GREEDY-DIST's: `η` is 0 or
 //!   above `ε`, so a sub-segment is split only while the pair may come
 //!   within `ε`, which bounds the run time; the price is that two objects
-//!   closer than `ε` are reported as [`PathStatus::Collides`].
+//!   closer than `ε` at a configuration the check evaluates are reported
+//!   as [`PathStatus::Collides`] (the segment's ends always count as
+//!   evaluated; in between, Lemma 1 certifies that nothing touches).
 //! - *Paths* (M2 §II.D): one queue per segment and a path queue ordered by
 //!   the segments' first entries; one pop at a time goes to the segment on
 //!   top. When a segment collides, only the segments before it are
@@ -72,8 +88,10 @@
 //! satisfied Lemma 1 on sub-segments covering `[0, 1]`: `η` is a certified
 //! lower bound on the surface distance (GREEDY-DIST's contract), λ an
 //! upper bound on every point's curve length (the kinematics contract), so
-//! no configuration of the segment has touching surfaces, and the end
-//! configurations' containment tests exclude a part inside a solid. In
+//! no configuration of the segment has touching surfaces, and the
+//! centre's containment test (or world boxes apart there) excludes a part
+//! inside a solid. A pair proven at the centre alone satisfies Lemma 1 on
+//! both halves with `η = 0` at the far ends. In
 //! the REFINED variant the entries of a pair cover, at every step, every
 //! (triangle pair, sub-segment) not yet proven apart (a split in space
 //! partitions the triangle pairs, one in time the sub-segment); each bound
@@ -116,8 +134,8 @@ use armature_bvh_geometry::query::{
     containment, distance_rss_rss, greedy_distance, relative_pose,
 };
 use armature_bvh_geometry::{
-    ArticulatedBody, Bvh, BvhVolume, DisabledPairs, LinkGeometry, LinkGroups, Obstacle, RigidMap,
-    Rss,
+    Aabb, ArticulatedBody, Bvh, BvhVolume, DisabledPairs, LinkGeometry, LinkGroups, Obb, Obstacle,
+    RigidMap, Rss,
 };
 use armature_kinematics::{CurveLengthBounds, JointSpaceMotion, KinematicsError};
 use glam::{DAffine3, DVec3};
@@ -129,6 +147,9 @@ use crate::report::{CollisionAt, Object, PathReport, PathStats, PathStatus, Segm
 /// the rounding of forward kinematics and of the distance bounds, a few
 /// ulps per link of a chain (`2⁻⁵³ ≈ 1.1 · 10⁻¹⁶` each), far below it.
 const PAD: f64 = 1e-13;
+/// Relative allowance on a distance between world boxes: its rounding
+/// (a few operations, each within `2⁻⁵³`), far below it.
+const BOX_DISTANCE_SLACK: f64 = 1e-12;
 /// Unit roundoff of `f64`.
 const UNIT_ROUNDOFF: f64 = f64::EPSILON / 2.0;
 /// First clearance of the GREEDY-DIST refinement, relative to the extent.
@@ -345,6 +366,17 @@ impl SegmentWork {
     }
 }
 
+/// A world box holding the OBB `obb` placed by `pose`: `|M A| e` about the
+/// mapped centre, widened by a relative allowance far above the rounding
+/// of these few products (the box only drops pairs that cannot meet).
+fn world_box(obb: &Obb, pose: &DAffine3) -> Aabb {
+    let c = pose.transform_point3(obb.center);
+    let h = (pose.matrix3 * obb.axes).abs() * obb.half_extents;
+    let slack = 1e-9 * (h.element_sum() + c.abs().max_element() + 1.0);
+    let h = h + DVec3::splat(slack);
+    Aabb::new(c - h, c + h)
+}
+
 /// The bits of a segment's end points: the cache key.
 type SegmentKey = (Vec<u64>, Vec<u64>);
 
@@ -364,6 +396,28 @@ struct Scene<'a> {
     lambda: CurveLengthBounds,
     pairs: Vec<Pair>,
     obstacle_poses: Vec<DAffine3>,
+    /// World boxes of the obstacles' OBBs (static).
+    obstacle_boxes: Vec<Aabb>,
+}
+
+/// What a distance bound is asked for ([`Scene::eta`]): the clearance
+/// `eps`, the scene extent (for the refinement's first clearance) and the
+/// bound Lemma 1 needs there, if known.
+#[derive(Clone, Copy, Debug)]
+struct Ask {
+    eps: f64,
+    extent: f64,
+    target: Option<f64>,
+}
+
+impl Ask {
+    const fn new(eps: f64, extent: f64, target: Option<f64>) -> Self {
+        Self {
+            eps,
+            extent,
+            target,
+        }
+    }
 }
 
 /// Reusable query scratch.
@@ -462,6 +516,10 @@ impl<'a> PathChecker<'a> {
                 lambda,
                 pairs,
                 obstacle_poses: obstacles.iter().map(|o| o.pose_at(0.0)).collect(),
+                obstacle_boxes: obstacles
+                    .iter()
+                    .map(|o| world_box(&o.geometry().obb, &o.pose_at(0.0)))
+                    .collect(),
             },
             ws: Workspaces::default(),
             cache: HashMap::new(),
@@ -824,15 +882,25 @@ impl Scene<'_> {
     /// and the larger of the two is kept. A zero answer there only says
     /// "within `τ`", so a collision is still decided by the first call
     /// alone, and `η` stays 0 or above `eps`.
+    ///
+    /// With a `target` above `eps` (the bound Lemma 1 needs here), the
+    /// first descent uses the clearance `target`: a positive answer
+    /// exceeds it, is a certified bound too, and proves the test in one
+    /// descent; a zero answer only says "within `target`", and the plain
+    /// bound above is computed.
     fn eta(
         &self,
         pair: Pair,
         node: &Node,
-        eps: f64,
-        extent: f64,
+        ask: Ask,
         ws: &mut Workspaces,
         stats: &mut PathStats,
     ) -> Result<f64, BisectionError> {
+        let Ask {
+            eps,
+            extent,
+            target,
+        } = ask;
         let [(ga, pa), (gb, pb)] = self.posed(pair, node)?;
         let a = MeshObject::new(&ga.mesh, &ga.rss_tree, pa)?;
         let b = MeshObject::new(&gb.mesh, &gb.rss_tree, pb)?;
@@ -846,6 +914,14 @@ impl Scene<'_> {
             )
             .map(|g| g.lower_bound)
         };
+        if let Some(target) = target
+            && target > eps
+        {
+            let decisive = greedy(target)?;
+            if decisive > 0.0 {
+                return Ok(decisive);
+            }
+        }
         let eta = greedy(eps)?;
         let mut tau = REFINE_START * extent;
         while eta > 0.0 && eta < tau && tau > eps {
@@ -972,6 +1048,20 @@ impl Scene<'_> {
                 (c, s.radius)
             })
             .collect();
+        // Swept boxes: the world box of the geometry's OBB at `q_a` grown
+        // by λ, tighter than the spheres for long or flat parts.
+        let boxes: Vec<Option<Aabb>> = self
+            .body
+            .links()
+            .iter()
+            .enumerate()
+            .map(|(i, g)| {
+                g.as_ref().map(|g| {
+                    world_box(&g.obb, &work.nodes[n0].poses[i])
+                        .inflated(lambdas[i] * (1.0 + 1e-9) + PAD * extent)
+                })
+            })
+            .collect();
         for (p, pair) in self.pairs.iter().enumerate() {
             work.setup.pairs += 1;
             let Some((ca, ra)) = spheres[pair.link] else {
@@ -984,6 +1074,15 @@ impl Scene<'_> {
             let Some((cb, rb)) = other else { continue };
             let reach = (ra + rb) * (1.0 + 1e-9) + PAD * extent;
             if ca.distance(cb) > reach {
+                continue;
+            }
+            let other_box = match pair.other {
+                Object::Link(j) => boxes[j],
+                Object::Obstacle(o) => Some(self.obstacle_boxes[o]),
+            };
+            if let (Some(a), Some(b)) = (boxes[pair.link], other_box)
+                && !a.overlaps(&b)
+            {
                 continue;
             }
             work.setup.pairs_after_prepass += 1;
@@ -1006,8 +1105,16 @@ impl Scene<'_> {
         Ok(work)
     }
 
-    /// [`Scene::prepare`], then the end configurations' distances and
-    /// containment tests and the first entry of every kept pair.
+    /// [`Scene::prepare`], then every kept pair's first test, centre first:
+    /// `η` at the midpoint `q_m` and its containment test there; a pair
+    /// with `max(λ(q_a, q_m), λ(q_m, q_b)) + pad < η_m` is free on the
+    /// whole segment (Lemma 1 on either half with the far end's bound
+    /// taken as 0). Only the other pairs get their bounds at the two ends
+    /// and the two halves as their first entries.
+    ///
+    /// The containment test at one configuration is enough: a pair proven
+    /// apart along the whole segment keeps its surfaces from meeting, so a
+    /// part cannot get into or out of the other's solid anywhere on it.
     fn set_up(
         &self,
         qa: &[f64],
@@ -1017,41 +1124,97 @@ impl Scene<'_> {
         let mut stats = PathStats::default();
         let mut work = self.prepare(qa, qb, &mut stats)?;
         let eps = self.options.clearance;
+        let sm = 0.5;
         let ends = [
             self.node(&mut work, 0.0, &mut stats)?,
+            self.node(&mut work, sm, &mut stats)?,
             self.node(&mut work, 1.0, &mut stats)?,
         ];
-        let mut etas = vec![[0.0; 2]; work.pairs.len()];
-        'ends: for (e, &n) in ends.iter().enumerate() {
-            for (k, &p) in work.pairs.iter().enumerate() {
-                let pair = self.pairs[p as usize];
-                let node = &work.nodes[n];
-                let eta = self.eta(pair, node, eps, work.extent, ws, &mut stats)?;
-                if eta <= 0.0 || self.contained(pair, node, &mut stats)? {
-                    work.verdict = Verdict::Collides(if e == 0 { 0.0 } else { 1.0 }, p);
-                    break 'ends;
-                }
-                etas[k][e] = eta;
+        // The world boxes of the links at the centre: a pair whose boxes
+        // are farther apart than it needs is proven with no distance query
+        // (the meshes lie in their boxes, so no part is inside the other).
+        let mid_boxes: Vec<Option<Aabb>> = self
+            .body
+            .links()
+            .iter()
+            .zip(&work.nodes[ends[1]].poses)
+            .map(|(g, pose)| g.as_ref().map(|g| world_box(&g.obb, pose)))
+            .collect();
+        // Pairs the centre alone does not prove: (pair, η_m, λ left, λ right).
+        let mut pending = Vec::new();
+        for &p in &work.pairs {
+            let pair = self.pairs[p as usize];
+            let node = &work.nodes[ends[1]];
+            let left = self.pair_lambda(pair, qa, &node.q)?;
+            let right = self.pair_lambda(pair, &node.q, qb)?;
+            // With `ε`, a pair proven here stays more than `ε` apart over
+            // the whole segment, its ends included, as the ends' own
+            // bounds (0 within `ε`) would require.
+            let need = left.max(right) + work.pair_pad(p) + eps;
+            let other_box = match pair.other {
+                Object::Link(j) => mid_boxes[j],
+                Object::Obstacle(o) => Some(self.obstacle_boxes[o]),
+            };
+            if let (Some(a), Some(b)) = (mid_boxes[pair.link], other_box)
+                && a.distance(&b) * (1.0 - BOX_DISTANCE_SLACK) > need
+            {
+                continue;
+            }
+            let eta = self.eta(
+                pair,
+                node,
+                Ask::new(eps, work.extent, Some(need)),
+                ws,
+                &mut stats,
+            )?;
+            if eta <= 0.0 || self.contained(pair, node, &mut stats)? {
+                work.verdict = Verdict::Collides(sm, p);
+                break;
+            }
+            if self.options.refined {
+                work.pair_etas.insert((p, ends[1]), eta);
+            }
+            if need >= eta {
+                pending.push((p, eta, left, right));
             }
         }
         if work.verdict == Verdict::Pending {
-            for (k, &p) in work.pairs.iter().enumerate() {
-                let pair = self.pairs[p as usize];
-                let lambda = self.pair_lambda(pair, qa, qb)?;
-                work.queue.push(Entry {
-                    key: lambda - etas[k][0] - etas[k][1],
-                    lambda,
-                    pair: p,
-                    na: 0,
-                    nb: 0,
-                    s0: 0.0,
-                    s1: 1.0,
-                    eta0: etas[k][0],
-                    eta1: etas[k][1],
-                });
+            let mut etas = vec![[0.0; 2]; pending.len()];
+            'ends: for (e, &n) in [ends[0], ends[2]].iter().enumerate() {
+                for (k, &(p, eta_m, left, right)) in pending.iter().enumerate() {
+                    let pair = self.pairs[p as usize];
+                    // What Lemma 1 on this half needs from this end.
+                    let need = if e == 0 { left } else { right } + work.pair_pad(p) - eta_m;
+                    let ask = Ask::new(eps, work.extent, Some(need));
+                    let eta = self.eta(pair, &work.nodes[n], ask, ws, &mut stats)?;
+                    if eta <= 0.0 {
+                        work.verdict = Verdict::Collides(if e == 0 { 0.0 } else { 1.0 }, p);
+                        break 'ends;
+                    }
+                    etas[k][e] = eta;
+                }
             }
-            if work.queue.is_empty() {
-                work.verdict = Verdict::Free;
+            if work.verdict == Verdict::Pending {
+                for (&(p, eta_m, left, right), &[eta0, eta1]) in pending.iter().zip(&etas) {
+                    for (lambda, s0, s1, eta0, eta1) in
+                        [(left, 0.0, sm, eta0, eta_m), (right, sm, 1.0, eta_m, eta1)]
+                    {
+                        work.queue.push(Entry {
+                            key: lambda - eta0 - eta1,
+                            lambda,
+                            pair: p,
+                            na: 0,
+                            nb: 0,
+                            s0,
+                            s1,
+                            eta0,
+                            eta1,
+                        });
+                    }
+                }
+                if work.queue.is_empty() {
+                    work.verdict = Verdict::Free;
+                }
             }
         }
         stats.pairs = work.setup.pairs;
@@ -1119,6 +1282,11 @@ impl Scene<'_> {
             self.node(work, sm, stats)?,
             self.node(work, e.s1, stats)?,
         ];
+        let left = self.pair_lambda(pair, &work.nodes[i0].q, &work.nodes[im].q)?;
+        let right = self.pair_lambda(pair, &work.nodes[im].q, &work.nodes[i1].q)?;
+        // What Lemma 1 on both halves needs from the midpoint.
+        let pad = work.pair_pad(e.pair);
+        let need = (left + pad - e.eta0).max(right + pad - e.eta1);
         let eta = if self.options.refined && !self.leaf_pair(pair, e)? {
             // Inner volumes: their own bound only; 0 claims nothing, the
             // halves are then refined in space.
@@ -1128,14 +1296,8 @@ impl Scene<'_> {
             let whole = match work.pair_etas.get(&key) {
                 Some(&eta) => eta,
                 None => {
-                    let eta = self.eta(
-                        pair,
-                        &work.nodes[im],
-                        self.options.clearance,
-                        work.extent,
-                        ws,
-                        stats,
-                    )?;
+                    let ask = Ask::new(self.options.clearance, work.extent, Some(need));
+                    let eta = self.eta(pair, &work.nodes[im], ask, ws, stats)?;
                     if self.options.refined {
                         work.pair_etas.insert(key, eta);
                     }
@@ -1152,8 +1314,6 @@ impl Scene<'_> {
                 whole
             }
         };
-        let left = self.pair_lambda(pair, &work.nodes[i0].q, &work.nodes[im].q)?;
-        let right = self.pair_lambda(pair, &work.nodes[im].q, &work.nodes[i1].q)?;
         for (lambda, s0, s1, eta0, eta1) in [
             (left, e.s0, sm, e.eta0, eta),
             (right, sm, e.s1, eta, e.eta1),
@@ -1328,7 +1488,7 @@ impl Scene<'_> {
         for &p in &work.pairs {
             let pair = self.pairs[p as usize];
             let node = &work.nodes[start];
-            let eta = self.eta(pair, node, eps, work.extent, ws, &mut stats)?;
+            let eta = self.eta(pair, node, Ask::new(eps, work.extent, None), ws, &mut stats)?;
             if eta <= 0.0 || self.contained(pair, node, &mut stats)? {
                 return Ok(report(PathStatus::Collides, 0.0, Some(at(0.0, p)), stats));
             }
@@ -1383,7 +1543,13 @@ impl Scene<'_> {
                 q: q.clone(),
                 poses: poses.clone(),
             };
-            let eta1 = self.eta(pair, &node, eps, work.extent, ws, &mut stats)?;
+            let eta1 = self.eta(
+                pair,
+                &node,
+                Ask::new(eps, work.extent, None),
+                ws,
+                &mut stats,
+            )?;
             if eta1 <= 0.0 {
                 let others = heap.peek().map_or(1.0, |&(Reverse(TopKey(t)), ..)| t);
                 return Ok(report(

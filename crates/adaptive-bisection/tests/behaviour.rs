@@ -110,7 +110,7 @@ fn bad_input_is_a_typed_error_naming_it() {
 }
 
 /// A link wholly inside a closed obstacle touches no triangle: the end
-/// configurations' containment test still reports it.
+/// containment test still reports it.
 #[test]
 fn link_inside_a_closed_obstacle_is_a_collision() {
     let tree = KinematicTree::new(vec![
@@ -125,12 +125,13 @@ fn link_inside_a_closed_obstacle_is_a_collision() {
     )
     .unwrap()];
     let mut c = checker(&body, &hall, &CheckOptions::default());
-    // Inside all along.
+    // Inside all along: found at the first configuration tested, the
+    // centre, where the link is inside the hall.
     let r = c.check_segment(&[-0.2], &[0.1]).unwrap();
     assert_eq!(r.status, PathStatus::Collides);
     assert_eq!(
         r.collision.map(|c| (c.s, c.other)),
-        Some((0.0, Object::Obstacle(0)))
+        Some((0.5, Object::Obstacle(0)))
     );
     assert_eq!(r.certified_free_prefix, (0, 0.0));
     // Entering from outside: the wall is crossed.
@@ -202,8 +203,9 @@ fn prepass_and_shared_kinematics() {
         .check_segment(&[-0.6, 0.0, 0.0], &[-2.6, 0.0, 0.0])
         .unwrap();
     assert_eq!(r.status, PathStatus::Collides);
+    // The ends and the centre, then at most one configuration per pop.
     assert!(
-        r.stats.forward_kinematics <= r.stats.queue_pops + 2,
+        r.stats.forward_kinematics <= r.stats.queue_pops + 3,
         "{:?}",
         r.stats
     );
@@ -242,9 +244,11 @@ fn refined_variant_agrees_and_splits_volumes() {
         .unwrap();
     assert_eq!(coarse.status, PathStatus::Collides);
 
+    // A long sweep whose centre is not in collision (the first test of
+    // every pair is at the centre), so the collision is searched for.
     let arm = arm();
     let obstacles = thin_obstacles();
-    let (qa, qb) = ([-0.6, 0.0, 0.0], [-2.6, 0.0, 0.0]);
+    let (qa, qb) = ([-0.6, 0.0, 0.0], [-4.0, 0.0, 0.0]);
     let k = first_colliding_sample(&arm, &obstacles, true, &qa, &qb).unwrap();
     let r = checker(&arm, &obstacles, &refined.with_locate_first_collision(true))
         .check_segment(&qa, &qb)

@@ -28,7 +28,8 @@
 //! than the first time a pair comes closer than that. A path reported
 //! [`PathStatus::Free`](crate::PathStatus::Free) keeps every tested pair apart at every
 //! configuration of every segment (with a path clearance `ε > 0`, pairs
-//! closer than `ε` count as colliding), and [`PathReport::certified_free_prefix`]
+//! found closer than `ε`, at the waypoints or wherever bisection looks,
+//! count as colliding), and [`PathReport::certified_free_prefix`]
 //! never reaches past a colliding configuration.
 //!
 //! ```no_run
@@ -90,6 +91,7 @@ pub struct Pipeline {
     path_clearance: f64,
     max_queue_pops: u64,
     locate_path_collision: bool,
+    refined_bisection: bool,
     threads: Option<usize>,
     pool: Option<Arc<rayon::ThreadPool>>,
 }
@@ -106,6 +108,7 @@ impl Default for Pipeline {
             path_clearance: 0.0,
             max_queue_pops: CheckOptions::default().max_queue_pops,
             locate_path_collision: true,
+            refined_bisection: false,
             threads: None,
             pool: None,
         }
@@ -166,11 +169,13 @@ impl PipelineBuilder {
     }
 
     /// The clearance `ε ≥ 0` of path checks (default 0): a path is
-    /// reported free only when every tested pair stays more than `ε` apart
-    /// along it; pairs closer than `ε` count as colliding. A positive `ε`
-    /// bounds the work on paths that pass close to an obstacle (bisection
-    /// stops splitting once a pair is known to stay `ε` away), at the
-    /// price of rejecting paths that are free but closer than `ε`.
+    /// reported free only when no tested pair touches anywhere along it
+    /// and every tested pair is more than `ε` apart at the waypoints and at
+    /// every configuration the bisection evaluates; a pair found closer
+    /// than `ε` counts as colliding. A positive `ε` bounds the work on
+    /// paths that pass close to an obstacle (bisection stops splitting
+    /// once a pair is known to stay `ε` away), at the price of rejecting
+    /// paths that are free but come closer than `ε`.
     #[must_use]
     pub const fn path_clearance(mut self, eps: f64) -> Self {
         self.pipeline.path_clearance = eps;
@@ -193,6 +198,19 @@ impl PipelineBuilder {
     #[must_use]
     pub const fn locate_path_collision(mut self, on: bool) -> Self {
         self.pipeline.locate_path_collision = on;
+        self
+    }
+
+    /// Whether path checks run REFINED-ADAPTIVE-BISECTION (default off):
+    /// queue entries are pairs of bounding volumes rather than pairs of
+    /// objects, and a failed Lemma 1 test is refined in space before the
+    /// sub-segment is split in time, which tests fewer pairs of volumes
+    /// where thin parts pass close to each other. The answers keep the
+    /// same guarantee; see
+    /// [`CheckOptions::refined`](armature_adaptive_bisection::CheckOptions::refined).
+    #[must_use]
+    pub const fn refined_bisection(mut self, on: bool) -> Self {
+        self.pipeline.refined_bisection = on;
         self
     }
 
@@ -409,6 +427,13 @@ impl Pipeline {
         self.path_clearance
     }
 
+    /// Whether path checks run the REFINED variant
+    /// ([`PipelineBuilder::refined_bisection`]).
+    #[must_use]
+    pub const fn refined_bisection(&self) -> bool {
+        self.refined_bisection
+    }
+
     /// The budget of queue pops per path query
     /// ([`PipelineBuilder::max_queue_pops`]).
     #[must_use]
@@ -417,7 +442,7 @@ impl Pipeline {
     }
 
     /// The adaptive-bisection options this pipeline uses on `scene`: its
-    /// clearance, budget and collision location, and the scene's pair
+    /// clearance, budget, collision location and variant, and the scene's pair
     /// rules (self-collision, adjacent links, rigid groups never), the
     /// ones [`Pipeline::first_contact`] and [`Pipeline::check`] follow.
     #[must_use]
@@ -427,7 +452,8 @@ impl Pipeline {
             .with_max_queue_pops(self.max_queue_pops)
             .with_self_collision(scene.self_collision())
             .with_skip_adjacent(scene.skip_adjacent())
-            .with_locate_first_collision(self.locate_path_collision);
+            .with_locate_first_collision(self.locate_path_collision)
+            .with_refined(self.refined_bisection);
         // Links of one rigid group never move relative to each other: the
         // scene never tests them, whatever `skip_adjacent` says.
         options.skip_rigidly_attached = true;

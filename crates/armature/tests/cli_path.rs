@@ -5,7 +5,8 @@
 //!
 //! Waypoint files: `single_path.txt` turns away from the crate, then
 //! lifts the forearm into it (its last segment collides);
-//! `single_path_free.txt` stays clear of it.
+//! `single_path_free.txt` stays clear of it; `single_path_near.txt` turns
+//! toward it and passes near it, free.
 
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
@@ -16,6 +17,7 @@ use serde_json::Value;
 const SINGLE: &str = "tests/fixtures/single.ron";
 const INTO_CRATE: &str = "tests/fixtures/single_path.txt";
 const FREE: &str = "tests/fixtures/single_path_free.txt";
+const NEAR: &str = "tests/fixtures/single_path_near.txt";
 
 /// Runs the binary from the package root with `stdin` as its input.
 fn armature_with_input(args: &[&str], stdin: &str) -> Output {
@@ -138,6 +140,7 @@ fn check_against_library(v: &Value, r: &armature::PathReport) {
         Some(r.stats.pairs_after_prepass as u64)
     );
     assert_eq!(s["queue_pops"].as_u64(), Some(r.stats.queue_pops));
+    assert_eq!(s["bv_pairs"].as_u64(), Some(r.stats.bv_pairs));
     assert_eq!(s["distance_calls"].as_u64(), Some(r.stats.greedy_calls));
     assert_eq!(s["discrete_checks"].as_u64(), Some(r.stats.discrete_checks));
     for key in ["load_ms", "total_ms"] {
@@ -194,14 +197,14 @@ fn options_reach_the_query() {
     assert_eq!(v["status"], "collides");
     assert_eq!(v["options"]["clearance"], 0.5);
 
-    // A budget of 3 steps leaves the first segments undecided: the
-    // answer certifies nothing.
+    // A budget of 3 steps leaves the segment toward the crate undecided
+    // (it needs more): the answer certifies nothing.
     let args = [
         "path",
         "--scene",
         SINGLE,
         "--waypoints",
-        FREE,
+        NEAR,
         "--max-pops",
         "3",
         "--json",
@@ -211,10 +214,44 @@ fn options_reach_the_query() {
         .max_queue_pops(3)
         .build()
         .expect("builds");
-    check_against_library(&v, &library(FREE, &small));
+    check_against_library(&v, &library(NEAR, &small));
+    let unlimited = library(NEAR, &Pipeline::builder().build().expect("builds"));
+    assert_eq!(unlimited.status, PathStatus::Free);
+    assert!(unlimited.stats.queue_pops > 3, "{:?}", unlimited.stats);
     assert_eq!(v["status"], "budget_exhausted");
     assert_eq!(v["free"], false);
     insta::assert_snapshot!("path_single_budget", redacted(&v));
+}
+
+#[test]
+fn refined_runs_the_refined_variant_with_the_same_verdicts() {
+    let refined = Pipeline::builder()
+        .refined_bisection(true)
+        .build()
+        .expect("builds");
+    for file in [INTO_CRATE, FREE] {
+        let args = [
+            "path",
+            "--scene",
+            SINGLE,
+            "--waypoints",
+            file,
+            "--refined",
+            "--json",
+        ];
+        let v = json(&args);
+        let r = library(file, &refined);
+        check_against_library(&v, &r);
+        assert_eq!(v["options"]["refined"], true);
+        let plain = json(&["path", "--scene", SINGLE, "--waypoints", file, "--json"]);
+        assert_eq!(plain["options"]["refined"], false);
+        assert_eq!(plain["stats"]["bv_pairs"], 0);
+        assert_eq!(v["status"], plain["status"], "{file}");
+        assert_eq!(
+            v["first_colliding_segment"], plain["first_colliding_segment"],
+            "{file}"
+        );
+    }
 }
 
 #[test]

@@ -32,6 +32,11 @@ pub(crate) struct PathArgs {
     /// `budget_exhausted` (default 1000000).
     #[arg(long, value_name = "N")]
     max_pops: Option<u64>,
+    /// REFINED-ADAPTIVE-BISECTION: queue pairs of bounding volumes instead
+    /// of pairs of objects (same guarantee; fewer volume pairs where thin
+    /// parts pass close to each other).
+    #[arg(long)]
+    refined: bool,
 }
 
 /// The JSON answer of `path`.
@@ -69,6 +74,7 @@ struct CollisionJson {
 struct OptionsJson {
     clearance: f64,
     max_pops: u64,
+    refined: bool,
 }
 
 /// Counts and times (milliseconds).
@@ -79,6 +85,7 @@ struct StatsJson {
     pairs: usize,
     pairs_after_prepass: usize,
     queue_pops: u64,
+    bv_pairs: u64,
     distance_calls: u64,
     discrete_checks: u64,
     forward_kinematics: u64,
@@ -91,7 +98,7 @@ pub(crate) fn run(args: &PathArgs, out: &mut impl Write) -> Result<(), Failure> 
     let loading = Instant::now();
     let scene = crate::progress::load_scene(&args.common.scene, args.common.json)?;
     let load = loading.elapsed();
-    let mut builder = Pipeline::builder();
+    let mut builder = Pipeline::builder().refined_bisection(args.refined);
     if let Some(e) = args.clearance {
         builder = builder.path_clearance(e);
     }
@@ -278,6 +285,7 @@ fn answer(
         options: OptionsJson {
             clearance: pipeline.path_clearance(),
             max_pops: pipeline.max_queue_pops(),
+            refined: pipeline.refined_bisection(),
         },
         stats: StatsJson {
             segments: waypoints.len() - 1,
@@ -285,6 +293,7 @@ fn answer(
             pairs: s.pairs,
             pairs_after_prepass: s.pairs_after_prepass,
             queue_pops: s.queue_pops,
+            bv_pairs: s.bv_pairs,
             distance_calls: s.greedy_calls,
             discrete_checks: s.discrete_checks,
             forward_kinematics: s.forward_kinematics,

@@ -1,0 +1,185 @@
+//! # Adaptive bisection against fixed-resolution sampling, on one scene
+//!
+//! Draws seeded benchmark motions (`q0` collision-free and uniform within
+//! the joint limits, `q1 = q0 + δq` with each `δq_k` uniform in
+//! `[−θ, θ]`), then times the adaptive path check of every segment and
+//! sampling every degree (both ends included) in the same process, and
+//! prints the medians, their ratio and the checker's counters. With a
+//! mode other than `both`, only that checker runs, which makes the
+//! example a target for an instruction-counting profiler.
+//!
+//! ```text
+//! cargo run --release -p armature --example path_profile -- \
+//!     data/scenes/puma_pipes.ron 1 400 [both|adaptive|sample] [refined]
+//! ```
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use armature::{Error, PathStats, PathStatus, Pipeline, Scene};
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// SplitMix64 in `[lo, hi)`.
+struct Rng(u64);
+
+impl Rng {
+    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        lo + (hi - lo) * ((z >> 11) as f64 / (1u64 << 53) as f64)
+    }
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+fn run() -> Result<(), Error> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let usage = || Error::Configuration {
+        which: "arguments".to_owned(),
+        message: "expected: SCENE THETA_DEG N [both|adaptive|sample] [refined]".to_owned(),
+    };
+    let (Some(path), Some(theta), Some(n)) = (args.first(), args.get(1), args.get(2)) else {
+        return Err(usage());
+    };
+    let theta = theta.parse::<f64>().map_err(|_| usage())?.to_radians();
+    let n = n.parse::<usize>().map_err(|_| usage())?;
+    let mode = args.get(3).map_or("both", String::as_str);
+    let refined = args.get(4).is_some_and(|a| a == "refined");
+    let scene = Scene::from_file(path)?;
+    let pipeline = Pipeline::builder().refined_bisection(refined).build()?;
+    let limits: Vec<(f64, f64)> = scene
+        .joints()
+        .iter()
+        .flat_map(|j| {
+            let l = if j.q.len() == 1 { j.limits } else { None };
+            std::iter::repeat_n(
+                l.unwrap_or((-std::f64::consts::PI, std::f64::consts::PI)),
+                j.q.len(),
+            )
+        })
+        .collect();
+    let mut rng = Rng(7);
+    let mut motions = Vec::with_capacity(n);
+    while motions.len() < n {
+        let q0: Vec<f64> = limits.iter().map(|&(a, b)| rng.uniform(a, b)).collect();
+        if pipeline.collides(&scene, &q0)? {
+            continue;
+        }
+        let q1: Vec<f64> = q0
+            .iter()
+            .zip(&limits)
+            .map(|(&q, &(a, b))| (q + rng.uniform(-theta, theta)).clamp(a, b))
+            .collect();
+        motions.push((q0, q1));
+    }
+    let mut paths = pipeline.prepare_paths(&scene)?;
+    let (mut adaptive, mut sampled) = (Vec::new(), Vec::new());
+    // Per free segment: (adaptive ms, sampling ms, GREEDY-DIST calls).
+    let mut free_rows: Vec<(f64, f64, u64)> = Vec::new();
+    let (mut free, mut stats) = (0usize, PathStats::default());
+    let mut q = vec![0.0; scene.nq()];
+    for (q0, q1) in &motions {
+        if mode != "sample" {
+            paths.clear_cache();
+            let start = Instant::now();
+            let r = paths.check_path(&[q0, q1])?;
+            adaptive.push(start.elapsed().as_secs_f64() * 1e3);
+            free += usize::from(r.status == PathStatus::Free);
+            if r.status == PathStatus::Free {
+                free_rows.push((
+                    *adaptive.last().unwrap_or(&0.0),
+                    f64::NAN,
+                    r.stats.greedy_calls,
+                ));
+            }
+            stats.pairs += r.stats.pairs;
+            stats.pairs_after_prepass += r.stats.pairs_after_prepass;
+            stats.greedy_calls += r.stats.greedy_calls;
+            stats.discrete_checks += r.stats.discrete_checks;
+            stats.queue_pops += r.stats.queue_pops;
+            stats.forward_kinematics += r.stats.forward_kinematics;
+        }
+        if mode != "adaptive" {
+            let start = Instant::now();
+            let span = q0
+                .iter()
+                .zip(q1)
+                .map(|(a, b)| (b - a).abs())
+                .fold(0.0, f64::max);
+            let steps = ((span / 1f64.to_radians()).ceil() as usize).max(1);
+            for k in 0..=steps {
+                let t = k as f64 / steps as f64;
+                for (i, v) in q.iter_mut().enumerate() {
+                    *v = q0[i] + t * (q1[i] - q0[i]);
+                }
+                if pipeline.collides(&scene, &q)? {
+                    break;
+                }
+            }
+            sampled.push(start.elapsed().as_secs_f64() * 1e3);
+            if let Some(row) = free_rows.last_mut()
+                && row.1.is_nan()
+            {
+                row.1 = *sampled.last().unwrap_or(&0.0);
+            }
+        }
+    }
+    let per = |v: u64| v as f64 / n as f64;
+    if !adaptive.is_empty() {
+        println!(
+            "adaptive: median {:.4} ms, {free}/{n} free; per query {:.1} pairs, {:.1} after pre-pass, {:.1} GREEDY-DIST calls, {:.1} discrete checks, {:.1} pops, {:.1} forward kinematics",
+            median(&mut adaptive),
+            per(stats.pairs as u64),
+            per(stats.pairs_after_prepass as u64),
+            per(stats.greedy_calls),
+            per(stats.discrete_checks),
+            per(stats.queue_pops),
+            per(stats.forward_kinematics),
+        );
+    }
+    if !sampled.is_empty() {
+        println!("sampling 1°: median {:.4} ms", median(&mut sampled));
+    }
+    if !free_rows.is_empty() {
+        let mut a: Vec<f64> = free_rows.iter().map(|r| r.0).collect();
+        let mut b: Vec<f64> = free_rows.iter().map(|r| r.1).collect();
+        let mut g: Vec<f64> = free_rows.iter().map(|r| r.2 as f64).collect();
+        let ma = median(&mut a);
+        println!(
+            "free segments: adaptive median {ma:.4} ms, p90 {:.4} ms, max {:.4} ms; GREEDY-DIST calls median {}, max {}",
+            a[a.len() * 9 / 10],
+            a[a.len() - 1],
+            median(&mut g),
+            g[g.len() - 1]
+        );
+        if mode == "both" {
+            let mb = median(&mut b);
+            println!(
+                "free segments: sampling 1° median {mb:.4} ms, ratio {:.2}",
+                ma / mb
+            );
+        }
+    }
+    if !adaptive.is_empty() && !sampled.is_empty() {
+        println!(
+            "ratio adaptive / sampling: {:.2}",
+            median(&mut adaptive) / median(&mut sampled)
+        );
+    }
+    Ok(())
+}
