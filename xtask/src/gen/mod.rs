@@ -1,8 +1,11 @@
-//! `cargo xtask gen-data`: the Puma 560, the *pipes* scene and the *AMR*
-//! scene, generated deterministically into `data/`.
+//! `cargo xtask gen-data`: the robots (Puma 560, a skinny 20-DOF arm, an
+//! IRB 2400-like arm with and without a welding torch) and the scenes
+//! (*pipes*, *AMR*, and the thin-obstacle scenes *skinny tori*, *welder
+//! cage* and *arms car*), generated deterministically into `data/`.
 //!
 //! **What.** [`generate`] builds every file in memory from fixed seeds and
-//! recipes in code ([`puma`], [`pipes`], [`amr`]); the command writes them
+//! recipes in code ([`puma`], [`pipes`], [`amr`], [`skinny`], [`irb`],
+//! [`cage`], [`car`]); the command writes them
 //! under `data/` (`gen-data`), compares them with the files there
 //! (`gen-data --check`, also a test), or measures how dense the scenes are
 //! for the benchmark (`gen-data --stats`, see [`stats`]).
@@ -10,18 +13,26 @@
 //! **Why generated.** The benchmark needs scenes of a known size and
 //! density (docs/architecture.md: at θmax = 30° between 20 % and 80 % of random
 //! motions collide); recipes keep them reviewable, and the check keeps the
-//! committed bytes honest.
+//! committed bytes honest. The thin-obstacle scenes follow the examples of
+//! adaptive bisection (Zhang, Kim and Manocha): thin rings, a thin torch
+//! among thin bars, several arms around one body, where sampling a motion
+//! at a fixed resolution steps over collisions.
 //!
 //! **Determinism.** The layouts draw from [`rng::SplitMix64`] streams with
 //! fixed seeds, iterate in fixed order, and write numbers with fixed
 //! formatting ([`mod@write`]), so every run writes the same bytes.
 
 pub(crate) mod amr;
+pub(crate) mod cage;
+pub(crate) mod car;
+pub(crate) mod irb;
 pub(crate) mod layout;
 pub(crate) mod mesh;
 pub(crate) mod pipes;
 pub(crate) mod puma;
 pub(crate) mod rng;
+pub(crate) mod robot;
+pub(crate) mod skinny;
 pub(crate) mod stats;
 pub(crate) mod write;
 
@@ -31,14 +42,15 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 
 use mesh::Part;
-use write::{ObstacleEntry, obj, scene_ron};
+use write::{BodyEntry, ObstacleEntry, obj, scene_ron_bodies};
 
 /// Printed by `cargo xtask gen-data --help`.
 pub(crate) const USAGE: &str = "\
 Usage: cargo xtask gen-data [OPTIONS]
 
-Generates the Puma 560 robot, the pipes scene and the AMR scene into data/
-(deterministic: the same bytes on every run).
+Generates the robots (Puma 560, skinny20, irb2400) and the scenes (pipes,
+amr, skinny_tori, welder_cage, arms_car) into data/ (deterministic: the
+same bytes on every run).
 
 Options:
   --check          Regenerate in memory and compare with data/; fails naming
@@ -49,7 +61,8 @@ Options:
                    --release: cargo run --release -p xtask -- gen-data --stats)
   --queries N      Motions per θmax for --stats (default 400)
   --seed S         Seed of the --stats queries (default 2024)
-  --scene NAME     Only this scene for --stats (pipes or amr)
+  --scene NAME     Only this scene for --stats (pipes, amr, skinny_tori,
+                   welder_cage or arms_car)
   -h, --help       Print this message
 ";
 
@@ -135,7 +148,7 @@ pub(crate) fn parse(args: &[String]) -> Result<GenData, String> {
 }
 
 /// The scenes, by name.
-pub(crate) const SCENES: [&str; 2] = ["pipes", "amr"];
+pub(crate) const SCENES: [&str; 5] = ["pipes", "amr", "skinny_tori", "welder_cage", "arms_car"];
 
 /// The repository root (the parent of the xtask crate).
 pub(crate) fn repo_root() -> PathBuf {
@@ -152,13 +165,23 @@ pub(crate) struct GeneratedFile {
     pub(crate) bytes: Vec<u8>,
 }
 
-/// A scene's obstacles: named zones, each one OBJ file of objects.
+/// A scene: its bodies, and its obstacles in named zones, each one OBJ
+/// file of objects.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Scene {
-    /// `pipes` or `amr`.
+    /// One of [`SCENES`].
     pub(crate) name: String,
     /// `(zone name, objects)` in file order.
     pub(crate) zones: Vec<(String, Vec<Part>)>,
+    /// The bodies (empty: the Puma at the origin).
+    pub(crate) bodies: Vec<BodyEntry>,
+    /// The scene file, relative to the repository root (empty:
+    /// `data/scenes/puma_<name>.ron`).
+    pub(crate) ron: String,
+    /// For `--stats`: the most any point of the robots may move between
+    /// two samples of a motion, in metres, on top of the joint-space step
+    /// ([`stats::STEP_DEG`]); `None`: the joint-space step alone.
+    pub(crate) max_step: Option<f64>,
 }
 
 impl Scene {
@@ -189,7 +212,25 @@ impl Scene {
 
     /// The scene file's path relative to the repository root.
     pub(crate) fn ron_path(&self) -> String {
-        format!("data/scenes/puma_{}.ron", self.name)
+        if self.ron.is_empty() {
+            format!("data/scenes/puma_{}.ron", self.name)
+        } else {
+            self.ron.clone()
+        }
+    }
+
+    /// The scene file's bodies.
+    pub(crate) fn body_entries(&self) -> Vec<BodyEntry> {
+        if self.bodies.is_empty() {
+            vec![BodyEntry {
+                name: "puma".to_owned(),
+                urdf: format!("../robots/{0}/{0}.urdf", puma::ROBOT),
+                translation: glam::DVec3::ZERO,
+                yaw_deg: 0.0,
+            }]
+        } else {
+            self.bodies.clone()
+        }
     }
 }
 
@@ -201,6 +242,9 @@ pub(crate) fn scene(name: &str) -> Result<Scene> {
     match name {
         "pipes" => pipes::generate(),
         "amr" => amr::generate(),
+        "skinny_tori" => Ok(skinny::generate()),
+        "welder_cage" => Ok(cage::generate()),
+        "arms_car" => Ok(car::generate()),
         other => bail!("unknown scene `{other}`"),
     }
 }
@@ -208,8 +252,23 @@ pub(crate) fn scene(name: &str) -> Result<Scene> {
 /// Counts reported in `data/README.md`.
 struct Summary {
     robot_triangles: usize,
+    /// `(robot, links, movable joints, triangles)` of the generic robots.
+    robots: Vec<(String, usize, usize, usize)>,
     scenes: Vec<(String, usize, usize, usize)>,
 }
+
+/// The folders whose every file is generated (cleared before writing, and
+/// checked for stale files).
+const GENERATED_DIRS: [&str; 8] = [
+    "data/scenes/pipes",
+    "data/scenes/amr",
+    "data/scenes/skinny_tori",
+    "data/scenes/welder_cage",
+    "data/scenes/arms_car",
+    "data/robots/puma560/meshes",
+    "data/robots/skinny20/meshes",
+    "data/robots/irb2400/meshes",
+];
 
 /// Every generated file, in a fixed order, with progress on stderr.
 ///
@@ -228,8 +287,32 @@ pub(crate) fn generate() -> Result<Vec<GeneratedFile>> {
     let robot_triangles = puma::links().iter().map(Part::triangle_count).sum();
     let mut summary = Summary {
         robot_triangles,
+        robots: Vec::new(),
         scenes: Vec::new(),
     };
+    for (robot, robot_files) in [
+        (skinny::robot(), skinny::robot().files()),
+        (irb::welder(), irb::files()),
+    ] {
+        let dir = if robot.name == irb::WELDER {
+            irb::ROBOT
+        } else {
+            robot.name.as_str()
+        };
+        eprintln!("gen-data: robot {dir}");
+        for (path, bytes) in robot_files {
+            files.push(GeneratedFile {
+                path: format!("data/robots/{dir}/{path}"),
+                bytes,
+            });
+        }
+        summary.robots.push((
+            dir.to_owned(),
+            robot.links.len(),
+            robot.dof(),
+            robot.triangles(),
+        ));
+    }
     for name in SCENES {
         let t = Instant::now();
         let scene = scene(name)?;
@@ -242,7 +325,7 @@ pub(crate) fn generate() -> Result<Vec<GeneratedFile>> {
         }
         files.push(GeneratedFile {
             path: scene.ron_path(),
-            bytes: scene_ron("../robots/puma560/puma560.urdf", &scene.entries()).into_bytes(),
+            bytes: scene_ron_bodies(&scene.body_entries(), &scene.entries()).into_bytes(),
         });
         eprintln!(
             "gen-data: scene {name}: {} files, {} objects, {} triangles ({:.1} s)",
@@ -278,11 +361,7 @@ pub(crate) fn write_all(root: &Path) -> Result<()> {
     let files = generate()?;
     // Stale files of an older layout (a zone that no longer exists) would
     // linger unnoticed: the generated folders are cleared first.
-    for dir in [
-        "data/scenes/pipes",
-        "data/scenes/amr",
-        "data/robots/puma560/meshes",
-    ] {
+    for dir in GENERATED_DIRS {
         let dir = root.join(dir);
         if dir.exists() {
             std::fs::remove_dir_all(&dir)
@@ -318,11 +397,7 @@ pub(crate) fn first_difference(root: &Path, files: &[GeneratedFile]) -> Option<S
             Ok(_) => {}
         }
     }
-    for dir in [
-        "data/scenes/pipes",
-        "data/scenes/amr",
-        "data/robots/puma560/meshes",
-    ] {
+    for dir in GENERATED_DIRS {
         let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
             continue;
         };
@@ -366,17 +441,42 @@ pub(crate) fn run(mode: &GenData, out: &mut impl std::io::Write) -> Result<()> {
 /// `data/README.md`.
 fn readme(s: &Summary) -> String {
     let mut rows = String::new();
+    for (name, links, dof, triangles) in &s.robots {
+        let (urdfs, what) = match name.as_str() {
+            "skinny20" => (
+                "`robots/skinny20/skinny20.urdf`",
+                format!("skinny arm, {dof} revolute joints, links 2.5 cm thick, 2 m long"),
+            ),
+            _ => (
+                "`robots/irb2400/irb2400.urdf`, `robots/irb2400/irb2400_welder.urdf`",
+                format!(
+                    "IRB 2400-like arm, {dof} joints; the welder variant adds a thin torch (fixed link)"
+                ),
+            ),
+        };
+        rows.push_str(&format!(
+            "| {urdfs}, `robots/{name}/meshes/*.stl` | {what} | {links} | {links} links | {triangles} |\n"
+        ));
+    }
     for (name, files, objects, triangles) in &s.scenes {
         let what = match name.as_str() {
             "pipes" => {
                 "plant piping around the arm: straight runs, elbows, tees, flanges, supports"
             }
-            _ => {
+            "amr" => {
                 "auxiliary machine room: pumps, tanks, valves, pipes, cable trays, gratings, walls"
             }
+            "skinny_tori" => "two skinny20 arms threading three thin tori",
+            "welder_cage" => "the IRB 2400 welder in a cage of thin bars",
+            _ => "six IRB 2400 arms around a car body",
+        };
+        let ron = if matches!(name.as_str(), "pipes" | "amr") {
+            format!("puma_{name}")
+        } else {
+            name.clone()
         };
         rows.push_str(&format!(
-            "| `scenes/puma_{name}.ron`, `scenes/{name}/*.obj` | {what} | {files} | {objects} | {triangles} |\n"
+            "| `scenes/{ron}.ron`, `scenes/{name}/*.obj` | {what} | {files} | {objects} | {triangles} |\n"
         ));
     }
     format!(
