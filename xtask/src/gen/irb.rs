@@ -62,34 +62,34 @@ pub(crate) fn links() -> Vec<Part> {
     let mut out: Vec<Part> = LINK_NAMES.iter().map(|n| Part::new(*n)).collect();
 
     // Base: a drum.
-    out[0].cylinder(p(0.0, 0.0, 0.0), p(0.0, 0.0, 0.2), 0.22, 40);
+    out[0].cylinder(p(0.0, 0.0, 0.0), p(0.0, 0.0, 0.2), 0.22, 64);
 
     // Link 1: the turret and the shoulder block around joint 2.
-    out[1].cylinder(p(0.0, 0.0, 0.2), p(0.0, 0.0, 0.45), 0.19, 40);
+    out[1].cylinder(p(0.0, 0.0, 0.2), p(0.0, 0.0, 0.45), 0.19, 64);
     out[1].aabox(p(-0.14, -0.16, 0.44), p(0.2, -0.085, 0.7));
-    out[1].cylinder(p(0.1, -0.17, 0.615), p(0.1, -0.08, 0.615), 0.11, 32);
+    out[1].cylinder(p(0.1, -0.17, 0.615), p(0.1, -0.08, 0.615), 0.11, 48);
 
     // Link 2: the upper-arm beam between its hubs (beside the shoulder
     // block: y in [−0.07, 0.07]).
-    out[2].cylinder(p(0.0, -0.075, 0.0), p(0.0, 0.075, 0.0), 0.1, 32);
+    out[2].cylinder(p(0.0, -0.075, 0.0), p(0.0, 0.075, 0.0), 0.1, 48);
     out[2].aabox(p(-0.065, -0.06, 0.0), p(0.065, 0.06, 0.705));
-    out[2].cylinder(p(0.0, -0.07, 0.705), p(0.0, 0.07, 0.705), 0.085, 32);
+    out[2].cylinder(p(0.0, -0.07, 0.705), p(0.0, 0.07, 0.705), 0.085, 48);
 
     // Link 3: the elbow housing, a counterweight behind it and the
     // forearm housing around the roll axis.
-    out[3].cylinder(p(0.0, 0.075, 0.0), p(0.0, 0.17, 0.0), 0.095, 32);
+    out[3].cylinder(p(0.0, 0.075, 0.0), p(0.0, 0.17, 0.0), 0.095, 48);
     out[3].aabox(p(-0.3, 0.08, -0.07), p(0.05, 0.165, 0.09));
     out[3].aabox(p(-0.12, -0.08, 0.07), p(0.26, 0.17, 0.215));
 
     // Link 4: the roll tube up to 14 cm before the wrist centre.
-    out[4].cylinder(p(0.2, 0.0, 0.0), p(0.615, 0.0, 0.0), 0.06, 32);
+    out[4].cylinder(p(0.2, 0.0, 0.0), p(0.615, 0.0, 0.0), 0.06, 48);
 
     // Link 5: the wrist housing about joint 5 and the stub to the flange.
-    out[5].cylinder(p(0.0, -0.06, 0.0), p(0.0, 0.06, 0.0), 0.055, 32);
-    out[5].cylinder(p(0.0, 0.0, 0.0), p(0.08, 0.0, 0.0), 0.04, 24);
+    out[5].cylinder(p(0.0, -0.06, 0.0), p(0.0, 0.06, 0.0), 0.055, 48);
+    out[5].cylinder(p(0.0, 0.0, 0.0), p(0.08, 0.0, 0.0), 0.04, 32);
 
     // Link 6: the flange.
-    out[6].cylinder(p(0.0, 0.0, 0.0), p(0.02, 0.0, 0.0), 0.045, 32);
+    out[6].cylinder(p(0.0, 0.0, 0.0), p(0.02, 0.0, 0.0), 0.045, 48);
     out
 }
 
@@ -108,7 +108,7 @@ pub(crate) fn torch() -> Part {
     let (bend, steps) = (0.06, 6);
     let center = DVec3::new(0.22, 0.0, -bend);
     for k in 1..=steps {
-        let a = core::f64::consts::FRAC_PI_4 * k as f64 / steps as f64;
+        let a = core::f64::consts::FRAC_PI_4 * f64::from(k) / f64::from(steps);
         path.push(center + DVec3::new(a.sin(), 0.0, a.cos()) * bend);
     }
     let end = *path.last().unwrap_or(&DVec3::ZERO);

@@ -586,6 +586,58 @@ mod tests {
     }
 
     #[test]
+    fn tube_and_loft_are_closed_and_inside_their_proxies() {
+        use armature_bvh_geometry::{MeshTopology, TriMesh};
+        let closed = |p: &Part| {
+            let mesh = TriMesh::new(p.vertices().to_vec(), p.triangles().collect()).unwrap();
+            MeshTopology::new(&mesh).is_closed()
+        };
+        let mut t = Part::new("tube");
+        t.tube(
+            &[
+                DVec3::ZERO,
+                DVec3::X,
+                DVec3::new(1.5, 0.0, -0.5),
+                DVec3::new(1.5, 0.5, -1.0),
+            ],
+            0.01,
+            12,
+        );
+        // Three segments of 12 quads, two 12-gon caps.
+        assert_eq!(t.triangle_count(), 3 * 24 + 2 * 10);
+        assert!(closed(&t));
+        assert!(inside_proxies(&t));
+        let mut l = Part::new("loft");
+        let ring = |x: f64, r: f64| {
+            (0..8)
+                .map(|k| {
+                    let a = core::f64::consts::TAU * f64::from(k) / 8.0;
+                    DVec3::new(x, r * a.cos(), r * a.sin())
+                })
+                .collect::<Vec<_>>()
+        };
+        l.loft(&[ring(0.0, 0.5), ring(1.0, 0.7), ring(2.0, 0.4)]);
+        assert!(closed(&l));
+        assert!(inside_proxies(&l));
+        // Open: a torus segment is not closed; a full turn is.
+        let mut arc = Part::new("arc");
+        arc.torus(DVec3::ZERO, DVec3::X, DVec3::Y, 0.3, 0.05, 1.5, 6, 8);
+        assert!(!closed(&arc));
+        let mut ring = Part::new("ring");
+        ring.torus(
+            DVec3::ZERO,
+            DVec3::X,
+            DVec3::Y,
+            0.3,
+            0.05,
+            core::f64::consts::TAU,
+            16,
+            8,
+        );
+        assert!(closed(&ring));
+    }
+
+    #[test]
     fn lathe_with_cone_tip_and_torus() {
         let mut p = Part::new("tank");
         p.lathe(

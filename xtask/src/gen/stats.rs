@@ -1,22 +1,30 @@
 //! `cargo xtask gen-data --stats`: how dense the committed scenes are for
 //! the benchmark.
 //!
-//! **What.** For each scene it loads the Puma (URDF and STL meshes, through
-//! `armature-bvh-geometry`) and the scene's OBJ files from `data/`, and
-//! draws benchmark queries as docs/architecture.md defines them: `q0` uniform
-//! within the joint limits until collision-free (obstacles and
-//! non-adjacent link pairs), `q1 = q0 + δq` with each `δq_k` uniform in
+//! **What.** For each scene it loads the scene file from `data/` with the
+//! library's loader (`armature::Scene::from_file`: the robots' URDF and STL
+//! meshes, the OBJ obstacles, which pairs are tested), and draws benchmark
+//! queries as docs/architecture.md defines them: `q0` uniform within the
+//! joint limits until collision-free (obstacles and the link pairs the
+//! scene tests), `q1 = q0 + δq` with each `δq_k` uniform in
 //! `[−θmax, θmax]`, clamped to the limits. The motion is linear in joint
-//! space; it is sampled in steps of at most [`STEP_DEG`] per joint and each
-//! sample is tested with the mesh–mesh `collide` query (OBB trees). It
-//! reports the home pose's clearance, the free fraction of random `q0`, and
-//! the colliding fraction per θmax in [`THETA_MAX_DEG`].
+//! space; it is sampled in steps of at most [`STEP_DEG`] per joint and,
+//! where the scene sets [`super::Scene::max_step`], also so that no point
+//! of the robots moves more than that between samples (the bound sums each
+//! joint's turn times the reach of the links below it). Each sample is
+//! tested with the mesh–mesh `collide` query (OBB trees). It reports the
+//! home pose's clearance, the free fraction of random `q0`, the colliding
+//! fraction per θmax in [`THETA_MAX_DEG`], and how many of the colliding
+//! motions samplings at the coarser joint steps of [`COARSE_STEPS_DEG`]
+//! miss.
 //!
 //! **Not an oracle.** Discrete sampling can step over a graze: at 0.25°
-//! per joint, a point 1.1 m from a joint axis (the arm's reach) moves about
+//! per joint, a point 1.1 m from a joint axis (the Puma's reach) moves about
 //! 5 mm per moving joint per step, against pipes at least 4.8 cm across
 //! and links at least 4 cm thick (the few thinner parts, grating bars and
-//! hanger rods, come in rows or beside larger ones). The fractions are
+//! hanger rods, come in rows or beside larger ones); the thin-obstacle
+//! scenes bound every point's step to 2 mm (5 mm around the car) against
+//! parts 2 cm across and more. The fractions are
 //! estimates, good to the
 //! sampling noise of the query count, which is what tuning the layouts
 //! needs; the benchmark's own oracle bounds the step by a
