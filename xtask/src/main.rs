@@ -8,8 +8,10 @@
 //!   random motions on the Puma / pipes and Puma / AMR scenes, with the
 //!   sampling baselines, reported under `target/bench-report/` (see
 //!   [`mod@bench`]).
-//! - `cargo xtask gen-data` — generates the Puma 560 robot and the *pipes*
-//!   and *AMR* scenes into `data/` (see [`gen_data`]); `--check` compares the
+//! - `cargo xtask gen-data` — generates the robots (Puma 560, skinny20,
+//!   irb2400) and the scenes (*pipes*, *AMR*, and the thin-obstacle scenes
+//!   *skinny tori*, *welder cage*, *arms car*) into `data/` (see
+//!   [`gen_data`]); `--check` compares the
 //!   committed files with a fresh generation, `--stats` measures the
 //!   scenes' density for the benchmark.
 //! - `cargo xtask soak` — the whole test suite in rounds with random
@@ -45,8 +47,8 @@ Repository tasks for armature.
 
 Commands:
   bench     Run the oracle-checked benchmark suite (`cargo xtask bench --help`)
-  gen-data  Generate the Puma, pipes and AMR scenes into data/ (--check to
-            compare, --stats to measure; see `cargo xtask gen-data --help`)
+  gen-data  Generate the robots and scenes into data/ (--check to compare,
+            --stats to measure; see `cargo xtask gen-data --help`)
   soak      Run the tests in rounds with random property-test seeds
             (`cargo xtask soak --help`)
   help      Print this message

@@ -384,6 +384,96 @@ impl Part {
         ));
     }
 
+    /// A closed solid swept through `rings`: each ring is a closed polygon
+    /// of the same number of corners, counter-clockwise seen from where the
+    /// sweep goes (so the walls face outwards), the rings in sweep order;
+    /// the first and last rings are capped with one polygon each, so they
+    /// must be convex. The proxy is the bounding box of the vertices.
+    pub(crate) fn loft(&mut self, rings: &[Vec<DVec3>]) {
+        let Some(n) = rings.first().map(Vec::len) else {
+            return;
+        };
+        if n < 3 || rings.len() < 2 || rings.iter().any(|r| r.len() != n) {
+            return;
+        }
+        let b = self.vertex_base();
+        let start = self.vertices.len();
+        for ring in rings {
+            self.vertices.extend_from_slice(ring);
+        }
+        let n32 = u32::try_from(n).unwrap_or(u32::MAX);
+        for i in 0..u32::try_from(rings.len() - 1).unwrap_or(u32::MAX) {
+            let (s0, s1) = (b + i * n32, b + (i + 1) * n32);
+            for k in 0..n32 {
+                let k1 = (k + 1) % n32;
+                self.push_face(&[s0 + k, s0 + k1, s1 + k1, s1 + k]);
+            }
+        }
+        let first: Vec<u32> = (0..n32).rev().map(|k| b + k).collect();
+        self.push_face(&first);
+        let last_start = b + (u32::try_from(rings.len()).unwrap_or(u32::MAX) - 1) * n32;
+        let last: Vec<u32> = (0..n32).map(|k| last_start + k).collect();
+        self.push_face(&last);
+        let (lo, hi) = self.vertices[start..].iter().fold(
+            (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY)),
+            |(lo, hi), v| (lo.min(*v), hi.max(*v)),
+        );
+        self.proxies.push(Proxy::cuboid(
+            &DAffine3::from_translation((lo + hi) * 0.5),
+            (hi - lo) * 0.5,
+        ));
+    }
+
+    /// A closed tube of radius `r` along the polyline `path` (at least two
+    /// points, no two consecutive ones equal), `minor` vertices around,
+    /// capped flat at both ends. Each ring sits at a path point, square to
+    /// the mean of the two segments' directions, its frame carried along
+    /// the path by parallel transport so the walls do not twist; the
+    /// proxies are capsules of radius `r` around the segments.
+    pub(crate) fn tube(&mut self, path: &[DVec3], r: f64, minor: usize) {
+        if path.len() < 2 {
+            return;
+        }
+        let m = minor.max(3);
+        let dirs: Vec<DVec3> = path.windows(2).map(|w| (w[1] - w[0]).normalize()).collect();
+        let tangent = |i: usize| {
+            if i == 0 {
+                dirs[0]
+            } else if i == dirs.len() {
+                dirs[i - 1]
+            } else {
+                (dirs[i - 1] + dirs[i]).normalize()
+            }
+        };
+        let mut u = frame_z(dirs[0]).x_axis;
+        let mut rings = Vec::with_capacity(path.len());
+        let mut prev = tangent(0);
+        for (i, p) in path.iter().enumerate() {
+            let t = tangent(i);
+            // Parallel transport: turn the previous normal by the rotation
+            // taking the previous tangent to this one.
+            u = glam::DQuat::from_rotation_arc(prev, t) * u;
+            u = (u - t * t.dot(u)).normalize();
+            let w = t.cross(u);
+            rings.push(
+                (0..m)
+                    .map(|k| {
+                        let beta = core::f64::consts::TAU * k as f64 / m as f64;
+                        *p + (u * beta.cos() + w * beta.sin()) * r
+                    })
+                    .collect::<Vec<_>>(),
+            );
+            prev = t;
+        }
+        let before = self.proxies.len();
+        self.loft(&rings);
+        self.proxies.truncate(before);
+        for w in path.windows(2) {
+            self.proxies
+                .push(Proxy::capsule(Capsule::new(w[0], w[1], r)));
+        }
+    }
+
     /// A tube of radius `r` bent along an arc of radius `bend` about
     /// `center`: the arc starts at `center + bend·e1`, turns towards `e2`
     /// (both unit, orthogonal) by `angle` radians, in `major` steps, with
@@ -493,6 +583,58 @@ mod tests {
         // 16 side quads and two 16-gon caps.
         assert_eq!(p.triangle_count(), 2 * 16 + 2 * 14);
         assert!(inside_proxies(&p));
+    }
+
+    #[test]
+    fn tube_and_loft_are_closed_and_inside_their_proxies() {
+        use armature_bvh_geometry::{MeshTopology, TriMesh};
+        let closed = |p: &Part| {
+            let mesh = TriMesh::new(p.vertices().to_vec(), p.triangles().collect()).unwrap();
+            MeshTopology::new(&mesh).is_closed()
+        };
+        let mut t = Part::new("tube");
+        t.tube(
+            &[
+                DVec3::ZERO,
+                DVec3::X,
+                DVec3::new(1.5, 0.0, -0.5),
+                DVec3::new(1.5, 0.5, -1.0),
+            ],
+            0.01,
+            12,
+        );
+        // Three segments of 12 quads, two 12-gon caps.
+        assert_eq!(t.triangle_count(), 3 * 24 + 2 * 10);
+        assert!(closed(&t));
+        assert!(inside_proxies(&t));
+        let mut l = Part::new("loft");
+        let ring = |x: f64, r: f64| {
+            (0..8)
+                .map(|k| {
+                    let a = core::f64::consts::TAU * f64::from(k) / 8.0;
+                    DVec3::new(x, r * a.cos(), r * a.sin())
+                })
+                .collect::<Vec<_>>()
+        };
+        l.loft(&[ring(0.0, 0.5), ring(1.0, 0.7), ring(2.0, 0.4)]);
+        assert!(closed(&l));
+        assert!(inside_proxies(&l));
+        // Open: a torus segment is not closed; a full turn is.
+        let mut arc = Part::new("arc");
+        arc.torus(DVec3::ZERO, DVec3::X, DVec3::Y, 0.3, 0.05, 1.5, 6, 8);
+        assert!(!closed(&arc));
+        let mut ring = Part::new("ring");
+        ring.torus(
+            DVec3::ZERO,
+            DVec3::X,
+            DVec3::Y,
+            0.3,
+            0.05,
+            core::f64::consts::TAU,
+            16,
+            8,
+        );
+        assert!(closed(&ring));
     }
 
     #[test]

@@ -1,8 +1,11 @@
-//! `cargo xtask gen-data`: the Puma 560, the *pipes* scene and the *AMR*
-//! scene, generated deterministically into `data/`.
+//! `cargo xtask gen-data`: the robots (Puma 560, a skinny 20-DOF arm, an
+//! IRB 2400-like arm with and without a welding torch) and the scenes
+//! (*pipes*, *AMR*, and the thin-obstacle scenes *skinny tori*, *welder
+//! cage* and *arms car*), generated deterministically into `data/`.
 //!
 //! **What.** [`generate`] builds every file in memory from fixed seeds and
-//! recipes in code ([`puma`], [`pipes`], [`amr`]); the command writes them
+//! recipes in code ([`puma`], [`pipes`], [`amr`], [`skinny`], [`irb`],
+//! [`cage`], [`car`]); the command writes them
 //! under `data/` (`gen-data`), compares them with the files there
 //! (`gen-data --check`, also a test), or measures how dense the scenes are
 //! for the benchmark (`gen-data --stats`, see [`stats`]).
@@ -10,18 +13,26 @@
 //! **Why generated.** The benchmark needs scenes of a known size and
 //! density (docs/architecture.md: at θmax = 30° between 20 % and 80 % of random
 //! motions collide); recipes keep them reviewable, and the check keeps the
-//! committed bytes honest.
+//! committed bytes honest. The thin-obstacle scenes follow the examples of
+//! adaptive bisection (Zhang, Kim and Manocha): thin rings, a thin torch
+//! among thin bars, several arms around one body, where sampling a motion
+//! at a fixed resolution steps over collisions.
 //!
 //! **Determinism.** The layouts draw from [`rng::SplitMix64`] streams with
 //! fixed seeds, iterate in fixed order, and write numbers with fixed
 //! formatting ([`mod@write`]), so every run writes the same bytes.
 
 pub(crate) mod amr;
+pub(crate) mod cage;
+pub(crate) mod car;
+pub(crate) mod irb;
 pub(crate) mod layout;
 pub(crate) mod mesh;
 pub(crate) mod pipes;
 pub(crate) mod puma;
 pub(crate) mod rng;
+pub(crate) mod robot;
+pub(crate) mod skinny;
 pub(crate) mod stats;
 pub(crate) mod write;
 
@@ -31,14 +42,15 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 
 use mesh::Part;
-use write::{ObstacleEntry, obj, scene_ron};
+use write::{BodyEntry, ObstacleEntry, obj, scene_ron_bodies};
 
 /// Printed by `cargo xtask gen-data --help`.
 pub(crate) const USAGE: &str = "\
 Usage: cargo xtask gen-data [OPTIONS]
 
-Generates the Puma 560 robot, the pipes scene and the AMR scene into data/
-(deterministic: the same bytes on every run).
+Generates the robots (Puma 560, skinny20, irb2400) and the scenes (pipes,
+amr, skinny_tori, welder_cage, arms_car) into data/ (deterministic: the
+same bytes on every run).
 
 Options:
   --check          Regenerate in memory and compare with data/; fails naming
@@ -49,7 +61,8 @@ Options:
                    --release: cargo run --release -p xtask -- gen-data --stats)
   --queries N      Motions per θmax for --stats (default 400)
   --seed S         Seed of the --stats queries (default 2024)
-  --scene NAME     Only this scene for --stats (pipes or amr)
+  --scene NAME     Only this scene for --stats (pipes, amr, skinny_tori,
+                   welder_cage or arms_car)
   -h, --help       Print this message
 ";
 
@@ -135,7 +148,7 @@ pub(crate) fn parse(args: &[String]) -> Result<GenData, String> {
 }
 
 /// The scenes, by name.
-pub(crate) const SCENES: [&str; 2] = ["pipes", "amr"];
+pub(crate) const SCENES: [&str; 5] = ["pipes", "amr", "skinny_tori", "welder_cage", "arms_car"];
 
 /// The repository root (the parent of the xtask crate).
 pub(crate) fn repo_root() -> PathBuf {
@@ -152,13 +165,23 @@ pub(crate) struct GeneratedFile {
     pub(crate) bytes: Vec<u8>,
 }
 
-/// A scene's obstacles: named zones, each one OBJ file of objects.
+/// A scene: its bodies, and its obstacles in named zones, each one OBJ
+/// file of objects.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Scene {
-    /// `pipes` or `amr`.
+    /// One of [`SCENES`].
     pub(crate) name: String,
     /// `(zone name, objects)` in file order.
     pub(crate) zones: Vec<(String, Vec<Part>)>,
+    /// The bodies (empty: the Puma at the origin).
+    pub(crate) bodies: Vec<BodyEntry>,
+    /// The scene file, relative to the repository root (empty:
+    /// `data/scenes/puma_<name>.ron`).
+    pub(crate) ron: String,
+    /// For `--stats`: the most any point of the robots may move between
+    /// two samples of a motion, in metres, on top of the joint-space step
+    /// ([`stats::STEP_DEG`]); `None`: the joint-space step alone.
+    pub(crate) max_step: Option<f64>,
 }
 
 impl Scene {
@@ -189,7 +212,25 @@ impl Scene {
 
     /// The scene file's path relative to the repository root.
     pub(crate) fn ron_path(&self) -> String {
-        format!("data/scenes/puma_{}.ron", self.name)
+        if self.ron.is_empty() {
+            format!("data/scenes/puma_{}.ron", self.name)
+        } else {
+            self.ron.clone()
+        }
+    }
+
+    /// The scene file's bodies.
+    pub(crate) fn body_entries(&self) -> Vec<BodyEntry> {
+        if self.bodies.is_empty() {
+            vec![BodyEntry {
+                name: "puma".to_owned(),
+                urdf: format!("../robots/{0}/{0}.urdf", puma::ROBOT),
+                translation: glam::DVec3::ZERO,
+                yaw_deg: 0.0,
+            }]
+        } else {
+            self.bodies.clone()
+        }
     }
 }
 
@@ -201,6 +242,9 @@ pub(crate) fn scene(name: &str) -> Result<Scene> {
     match name {
         "pipes" => pipes::generate(),
         "amr" => amr::generate(),
+        "skinny_tori" => Ok(skinny::generate()),
+        "welder_cage" => Ok(cage::generate()),
+        "arms_car" => Ok(car::generate()),
         other => bail!("unknown scene `{other}`"),
     }
 }
@@ -208,8 +252,23 @@ pub(crate) fn scene(name: &str) -> Result<Scene> {
 /// Counts reported in `data/README.md`.
 struct Summary {
     robot_triangles: usize,
+    /// `(robot, links, movable joints, triangles)` of the generic robots.
+    robots: Vec<(String, usize, usize, usize)>,
     scenes: Vec<(String, usize, usize, usize)>,
 }
+
+/// The folders whose every file is generated (cleared before writing, and
+/// checked for stale files).
+const GENERATED_DIRS: [&str; 8] = [
+    "data/scenes/pipes",
+    "data/scenes/amr",
+    "data/scenes/skinny_tori",
+    "data/scenes/welder_cage",
+    "data/scenes/arms_car",
+    "data/robots/puma560/meshes",
+    "data/robots/skinny20/meshes",
+    "data/robots/irb2400/meshes",
+];
 
 /// Every generated file, in a fixed order, with progress on stderr.
 ///
@@ -228,8 +287,32 @@ pub(crate) fn generate() -> Result<Vec<GeneratedFile>> {
     let robot_triangles = puma::links().iter().map(Part::triangle_count).sum();
     let mut summary = Summary {
         robot_triangles,
+        robots: Vec::new(),
         scenes: Vec::new(),
     };
+    for (robot, robot_files) in [
+        (skinny::robot(), skinny::robot().files()),
+        (irb::welder(), irb::files()),
+    ] {
+        let dir = if robot.name == irb::WELDER {
+            irb::ROBOT
+        } else {
+            robot.name.as_str()
+        };
+        eprintln!("gen-data: robot {dir}");
+        for (path, bytes) in robot_files {
+            files.push(GeneratedFile {
+                path: format!("data/robots/{dir}/{path}"),
+                bytes,
+            });
+        }
+        summary.robots.push((
+            dir.to_owned(),
+            robot.links.len(),
+            robot.dof(),
+            robot.triangles(),
+        ));
+    }
     for name in SCENES {
         let t = Instant::now();
         let scene = scene(name)?;
@@ -242,7 +325,7 @@ pub(crate) fn generate() -> Result<Vec<GeneratedFile>> {
         }
         files.push(GeneratedFile {
             path: scene.ron_path(),
-            bytes: scene_ron("../robots/puma560/puma560.urdf", &scene.entries()).into_bytes(),
+            bytes: scene_ron_bodies(&scene.body_entries(), &scene.entries()).into_bytes(),
         });
         eprintln!(
             "gen-data: scene {name}: {} files, {} objects, {} triangles ({:.1} s)",
@@ -278,11 +361,7 @@ pub(crate) fn write_all(root: &Path) -> Result<()> {
     let files = generate()?;
     // Stale files of an older layout (a zone that no longer exists) would
     // linger unnoticed: the generated folders are cleared first.
-    for dir in [
-        "data/scenes/pipes",
-        "data/scenes/amr",
-        "data/robots/puma560/meshes",
-    ] {
+    for dir in GENERATED_DIRS {
         let dir = root.join(dir);
         if dir.exists() {
             std::fs::remove_dir_all(&dir)
@@ -318,11 +397,7 @@ pub(crate) fn first_difference(root: &Path, files: &[GeneratedFile]) -> Option<S
             Ok(_) => {}
         }
     }
-    for dir in [
-        "data/scenes/pipes",
-        "data/scenes/amr",
-        "data/robots/puma560/meshes",
-    ] {
+    for dir in GENERATED_DIRS {
         let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
             continue;
         };
@@ -366,17 +441,42 @@ pub(crate) fn run(mode: &GenData, out: &mut impl std::io::Write) -> Result<()> {
 /// `data/README.md`.
 fn readme(s: &Summary) -> String {
     let mut rows = String::new();
+    for (name, links, dof, triangles) in &s.robots {
+        let (urdfs, what) = match name.as_str() {
+            "skinny20" => (
+                "`robots/skinny20/skinny20.urdf`",
+                format!("skinny arm, {dof} revolute joints, links 2.5 cm thick, 2 m long"),
+            ),
+            _ => (
+                "`robots/irb2400/irb2400.urdf`, `robots/irb2400/irb2400_welder.urdf`",
+                format!(
+                    "IRB 2400-like arm, {dof} joints; the welder variant adds a thin torch (fixed link)"
+                ),
+            ),
+        };
+        rows.push_str(&format!(
+            "| {urdfs}, `robots/{name}/meshes/*.stl` | {what} | {links} | {links} links | {triangles} |\n"
+        ));
+    }
     for (name, files, objects, triangles) in &s.scenes {
         let what = match name.as_str() {
             "pipes" => {
                 "plant piping around the arm: straight runs, elbows, tees, flanges, supports"
             }
-            _ => {
+            "amr" => {
                 "auxiliary machine room: pumps, tanks, valves, pipes, cable trays, gratings, walls"
             }
+            "skinny_tori" => "two skinny20 arms threading three thin tori",
+            "welder_cage" => "the IRB 2400 welder in a cage of thin bars",
+            _ => "six IRB 2400 arms around a car body",
+        };
+        let ron = if matches!(name.as_str(), "pipes" | "amr") {
+            format!("puma_{name}")
+        } else {
+            name.clone()
         };
         rows.push_str(&format!(
-            "| `scenes/puma_{name}.ron`, `scenes/{name}/*.obj` | {what} | {files} | {objects} | {triangles} |\n"
+            "| `scenes/{ron}.ron`, `scenes/{name}/*.obj` | {what} | {files} | {objects} | {triangles} |\n"
         ));
     }
     format!(
@@ -404,8 +504,8 @@ Scene files follow docs/architecture.md (paths relative to the scene file). Each
 scene's obstacles are split by zone into several OBJ files, one obstacle
 entry per file, so that spatial culling has something to cull; an OBJ
 object (`o` group) is one pipe, elbow, valve, tank and so on. Coordinates
-are metres with 5 decimals; the robot stands at the world origin, its
-shoulder at z = 0.67183.
+are metres with 5 decimals; in the pipes and AMR scenes the Puma stands at
+the world origin, its shoulder at z = 0.67183.
 ";
 
 const README_TAIL: &str = "
@@ -415,12 +515,41 @@ frame i−1 turned by θi; see `xtask/src/gen/puma.rs`). Its home pose q = 0
 more than 2 cm to spare in both scenes, and non-adjacent links do not touch
 there.
 
+## Thin-obstacle scenes
+
+Three scenes after the examples of adaptive bisection (Zhang, Kim and
+Manocha), where sampling a motion at a fixed resolution steps over
+collisions with thin parts. Every link and obstacle mesh is closed and
+consistently wound; self-collision is on in all three (between the bodies
+of one scene too).
+
+- `skinny_tori.ron`: two `skinny20` arms (`robots/skinny20/`, 20 revolute
+  joints, joint 1 about z, then alternately about y and x within ±60°;
+  links 0.1 m long, 2.5 cm square) at x = ±0.25 m, and three thin tori
+  around both, one above the other (ring radii 0.5, 0.45, 0.4 m; tube
+  radii 1.5, 1.3, 1.2 cm; slightly tilted). At q = 0 the arms stand
+  straight up inside the rings. See `xtask/src/gen/skinny.rs`.
+- `welder_cage.ron`: the IRB 2400-like arm (`robots/irb2400/`, frames as
+  the ROS-Industrial IRB 2400 description, the IRB 2400's joint ranges)
+  with a thin arc-welding torch (`irb2400_welder.urdf`: a fixed link on
+  the flange, a 1 cm tube bent by 45°) in a cage of 36 thin bars (2–2.5 cm
+  boxes, 432 triangles): posts and rails at three heights on a 2.4 m
+  square, a lattice roof at 2.1 m. See `xtask/src/gen/irb.rs` and
+  `xtask/src/gen/cage.rs`.
+- `arms_car.ron`: six plain IRB 2400-like arms (`irb2400.urdf`), three on
+  each side at x = −1.5, 0, 1.5 m and y = ±1.78 m, facing a car body (one
+  closed lofted mesh, 4.5 × 1.8 × 1.4 m: hood, cabin, trunk). See
+  `xtask/src/gen/car.rs`.
+
+Each home pose q = 0 is collision-free with more than 2 cm to spare.
+
 ## Regenerating and checking
 
 ```sh
 cargo xtask gen-data            # write every file above
 cargo xtask gen-data --check    # compare with a fresh generation, name the first difference
 cargo run --release -p xtask -- gen-data --stats --queries 1000   # density statistics
+cargo run --release -p xtask -- gen-data --stats --scene skinny_tori --queries 200
 ```
 
 `--stats` draws benchmark queries as docs/architecture.md describes (q0 uniform
@@ -436,6 +565,23 @@ queries per θmax, seed 2024):
 |---|---|---|---|---|---|---|
 | pipes | 46.8 % | 2.4 % | 12.5 % | 29.8 % | 50.9 % | 63.4 % |
 | AMR | 49.8 % | 3.7 % | 12.7 % | 29.8 % | 48.5 % | 66.2 % |
+
+For the thin-obstacle scenes the samples are also at most 2 mm apart
+(5 mm in `arms_car`) for every point of the robots (a bound on each
+joint's turn times the reach of the links below it), and each colliding
+motion is sampled again in joint steps of 1°, 2° and 5°: the last column
+counts the colliding motions each of those coarser samplings finds free,
+summed over θmax = 5° to 60° (800 motions). Measured with `--queries 200`
+(seed 2024):
+
+| scene | free q0 | θmax 1° | 5° | 15° | 30° | 60° | missed at 1° / 2° / 5°, θmax 5°–60° |
+|---|---|---|---|---|---|---|---|
+| skinny tori | 63.5 % | 5.5 % | 20.5 % | 51.0 % | 74.5 % | 89.5 % | 1 / 2 / 20 |
+| welder cage | 88.9 % | 2.0 % | 3.0 % | 17.5 % | 29.5 % | 34.0 % | 0 / 7 / 22 |
+| arms car | 45.8 % | 1.0 % | 9.0 % | 18.0 % | 30.0 % | 53.5 % | 0 / 0 / 0 |
+
+The car is not thin: its collisions are found at every resolution; the
+scene is there for the number of bodies (36 joints, arm–arm pairs).
 
 (These figures are measured, not generated: rerun `--stats` after changing
 a layout and update them here, in `xtask/src/gen/mod.rs`.)
@@ -456,6 +602,50 @@ mod tests {
         if let Some(diff) = first_difference(&repo_root(), &files) {
             panic!("{diff}: run `cargo xtask gen-data` and commit the result");
         }
+    }
+
+    #[test]
+    fn thin_obstacle_scenes_load_without_warnings_and_closed() {
+        for name in ["skinny_tori", "welder_cage", "arms_car"] {
+            let spec = super::scene(name).unwrap();
+            let path = repo_root().join(spec.ron_path());
+            let scene = armature::Scene::from_file(&path).unwrap();
+            assert!(
+                scene.warnings().is_empty(),
+                "{name}: {:?}",
+                scene.warnings()
+            );
+            assert_eq!(scene.bodies().len(), spec.bodies.len(), "{name}");
+            assert_eq!(scene.obstacles().len(), spec.zones.len(), "{name}");
+            let tree = scene.body().tree();
+            for (i, g) in scene.body().links().iter().enumerate() {
+                let link = tree.links()[i].name();
+                let g = g
+                    .as_ref()
+                    .unwrap_or_else(|| panic!("{name}: {link} has no mesh"));
+                assert!(g.is_closed(), "{name}: link {link} is not closed");
+            }
+            for o in scene.obstacles() {
+                assert!(
+                    o.geometry().is_closed(),
+                    "{name}: {} is not closed",
+                    o.name()
+                );
+            }
+        }
+        let tori =
+            armature::Scene::from_file(repo_root().join("data/scenes/skinny_tori.ron")).unwrap();
+        assert_eq!(tori.nq(), 40);
+        assert_eq!(
+            tori.num_link_triangles(),
+            2 * super::skinny::robot().triangles()
+        );
+        let car = armature::Scene::from_file(repo_root().join("data/scenes/arms_car.ron")).unwrap();
+        assert_eq!(car.nq(), 36);
+        let cage =
+            armature::Scene::from_file(repo_root().join("data/scenes/welder_cage.ron")).unwrap();
+        assert_eq!(cage.nq(), 6);
+        assert_eq!(cage.num_obstacle_triangles(), 432);
     }
 
     #[test]

@@ -183,5 +183,6 @@ pub(crate) fn generate() -> Result<Scene> {
             .filter(|(_, parts)| !parts.is_empty())
             .map(|(i, parts)| (format!("zone{i:02}"), parts))
             .collect(),
+        ..Scene::default()
     })
 }

@@ -110,16 +110,43 @@ pub(crate) struct ObstacleEntry {
     pub(crate) mesh: String,
 }
 
-/// A scene file with the Puma at the world origin and
-/// static obstacles at the identity pose.
-pub(crate) fn scene_ron(urdf: &str, obstacles: &[ObstacleEntry]) -> String {
+/// One body of a scene file: a URDF (relative to the scene file) placed at
+/// `translation`, turned by `yaw_deg` about the world's z axis.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct BodyEntry {
+    /// The body's name (its link names' prefix).
+    pub(crate) name: String,
+    /// The URDF, relative to the scene file.
+    pub(crate) urdf: String,
+    /// The base's position.
+    pub(crate) translation: DVec3,
+    /// The base's turn about z, degrees.
+    pub(crate) yaw_deg: f64,
+}
+
+/// A scene file with `bodies` and static obstacles at the identity pose;
+/// self-collision on (between bodies too).
+pub(crate) fn scene_ron_bodies(bodies: &[BodyEntry], obstacles: &[ObstacleEntry]) -> String {
     const IDENTITY: &str = "Pose(translation: (0.0, 0.0, 0.0), rotation: (0.0, 0.0, 0.0, 1.0))";
     let mut out = String::new();
     out.push_str("Scene(\n    bodies: [\n");
-    let _ = writeln!(
-        out,
-        "        Body(name: \"puma\", urdf: \"{urdf}\",\n             base: {IDENTITY}),"
-    );
+    for b in bodies {
+        let half = 0.5 * b.yaw_deg.to_radians();
+        let t = b.translation;
+        let base = format!(
+            "Pose(translation: ({}, {}, {}), rotation: (0.0, 0.0, {}, {}))",
+            fmt_exact(t.x),
+            fmt_exact(t.y),
+            fmt_exact(t.z),
+            fmt_exact(half.sin()),
+            fmt_exact(half.cos())
+        );
+        let _ = writeln!(
+            out,
+            "        Body(name: \"{}\", urdf: \"{}\",\n             base: {base}),",
+            b.name, b.urdf
+        );
+    }
     out.push_str("    ],\n    obstacles: [\n");
     for o in obstacles {
         let _ = writeln!(
@@ -136,7 +163,7 @@ pub(crate) fn scene_ron(urdf: &str, obstacles: &[ObstacleEntry]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{ObstacleEntry, fmt_exact, fmt5, obj, scene_ron, stl};
+    use super::{BodyEntry, ObstacleEntry, fmt_exact, fmt5, obj, scene_ron_bodies, stl};
     use crate::gen_data::mesh::Part;
     use glam::{DAffine3, DVec3};
 
@@ -181,8 +208,13 @@ mod tests {
 
     #[test]
     fn scene_file_has_the_documented_shape() {
-        let text = scene_ron(
-            "../robots/puma560/puma560.urdf",
+        let text = scene_ron_bodies(
+            &[BodyEntry {
+                name: "puma".into(),
+                urdf: "../robots/puma560/puma560.urdf".into(),
+                translation: DVec3::ZERO,
+                yaw_deg: 0.0,
+            }],
             &[ObstacleEntry {
                 name: "pipes_zone00".into(),
                 mesh: "pipes/zone00.obj".into(),
