@@ -912,7 +912,11 @@ impl Scene<'_> {
                 &GreedyDistanceOptions::default().with_clearance(clearance),
                 &mut ws.distance,
             )
-            .map(|g| g.lower_bound)
+            .map(|g| {
+                stats.bv_tests += g.stats.bv_tests;
+                stats.triangle_tests += g.stats.triangle_tests;
+                g.lower_bound
+            })
         };
         if let Some(target) = target
             && target > eps
@@ -965,7 +969,10 @@ impl Scene<'_> {
         stats.discrete_checks += 1;
         let a = MeshObject::new(&ga.mesh, &ga.obb_tree, pa)?;
         let b = MeshObject::new(&gb.mesh, &gb.obb_tree, pb)?;
-        if collide(&a, &b, CollideMode::First, &mut ws.collide).colliding {
+        let c = collide(&a, &b, CollideMode::First, &mut ws.collide);
+        stats.bv_tests += c.stats.bv_tests;
+        stats.triangle_tests += c.stats.triangle_tests;
+        if c.colliding {
             return Ok(true);
         }
         self.contained(pair, node, stats)
@@ -1290,7 +1297,7 @@ impl Scene<'_> {
         let eta = if self.options.refined && !self.leaf_pair(pair, e)? {
             // Inner volumes: their own bound only; 0 claims nothing, the
             // halves are then refined in space.
-            self.bv_eta(pair, e.na, e.nb, &work.nodes[im])?
+            self.bv_eta(pair, [e.na, e.nb], &work.nodes[im], stats)?
         } else {
             let key = (e.pair, im);
             let whole = match work.pair_etas.get(&key) {
@@ -1309,7 +1316,7 @@ impl Scene<'_> {
                 return Ok(());
             }
             if self.options.refined {
-                whole.max(self.bv_eta(pair, e.na, e.nb, &work.nodes[im])?)
+                whole.max(self.bv_eta(pair, [e.na, e.nb], &work.nodes[im], stats)?)
             } else {
                 whole
             }
@@ -1356,7 +1363,14 @@ impl Scene<'_> {
     /// [`distance_rss_rss`], which subtracts its own rounding allowance);
     /// the rounding of the relative pose itself is in the pad, as for
     /// GREEDY-DIST's bounds. Anything but a positive number counts as 0.
-    fn bv_eta(&self, pair: Pair, na: u32, nb: u32, node: &Node) -> Result<f64, BisectionError> {
+    fn bv_eta(
+        &self,
+        pair: Pair,
+        [na, nb]: [u32; 2],
+        node: &Node,
+        stats: &mut PathStats,
+    ) -> Result<f64, BisectionError> {
+        stats.bv_tests += 1;
         let [(_, pa), (_, pb)] = self.posed(pair, node)?;
         let [ta, tb] = self.trees(pair)?;
         let map = RigidMap::new(&relative_pose(&pa, &pb));
@@ -1415,8 +1429,8 @@ impl Scene<'_> {
         for (entry, (ca, cb)) in entries.iter_mut().zip(ids) {
             entry.na = ca;
             entry.nb = cb;
-            entry.eta0 = e.eta0.max(self.bv_eta(pair, ca, cb, &work.nodes[i0])?);
-            entry.eta1 = e.eta1.max(self.bv_eta(pair, ca, cb, &work.nodes[i1])?);
+            entry.eta0 = e.eta0.max(self.bv_eta(pair, [ca, cb], &work.nodes[i0], stats)?);
+            entry.eta1 = e.eta1.max(self.bv_eta(pair, [ca, cb], &work.nodes[i1], stats)?);
             entry.key = e.lambda - entry.eta0 - entry.eta1;
         }
         stats.bv_pairs += 2;

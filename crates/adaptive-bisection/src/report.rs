@@ -63,6 +63,12 @@ pub struct PathStats {
     /// space (the REFINED variant, [`crate::CheckOptions::refined`]; 0
     /// otherwise).
     pub bv_pairs: u64,
+    /// Bounding-volume pair tests of the distance bounds and discrete
+    /// checks (M2 Tables III and VI count these as "BV").
+    pub bv_tests: u64,
+    /// Triangle pair tests of the distance bounds and discrete checks
+    /// ("Tri" in M2 Tables III and VI).
+    pub triangle_tests: u64,
 }
 
 impl PathStats {
@@ -75,6 +81,8 @@ impl PathStats {
         self.forward_kinematics += other.forward_kinematics;
         self.segments_from_cache += other.segments_from_cache;
         self.bv_pairs += other.bv_pairs;
+        self.bv_tests += other.bv_tests;
+        self.triangle_tests += other.triangle_tests;
     }
 }
 

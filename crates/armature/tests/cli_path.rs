@@ -141,6 +141,8 @@ fn check_against_library(v: &Value, r: &armature::PathReport) {
     );
     assert_eq!(s["queue_pops"].as_u64(), Some(r.stats.queue_pops));
     assert_eq!(s["bv_pairs"].as_u64(), Some(r.stats.bv_pairs));
+    assert_eq!(s["bv_tests"].as_u64(), Some(r.stats.bv_tests));
+    assert_eq!(s["triangle_tests"].as_u64(), Some(r.stats.triangle_tests));
     assert_eq!(s["distance_calls"].as_u64(), Some(r.stats.greedy_calls));
     assert_eq!(s["discrete_checks"].as_u64(), Some(r.stats.discrete_checks));
     for key in ["load_ms", "total_ms"] {

@@ -86,6 +86,8 @@ struct StatsJson {
     pairs_after_prepass: usize,
     queue_pops: u64,
     bv_pairs: u64,
+    bv_tests: u64,
+    triangle_tests: u64,
     distance_calls: u64,
     discrete_checks: u64,
     forward_kinematics: u64,
@@ -294,6 +296,8 @@ fn answer(
             pairs_after_prepass: s.pairs_after_prepass,
             queue_pops: s.queue_pops,
             bv_pairs: s.bv_pairs,
+            bv_tests: s.bv_tests,
+            triangle_tests: s.triangle_tests,
             distance_calls: s.greedy_calls,
             discrete_checks: s.discrete_checks,
             forward_kinematics: s.forward_kinematics,
@@ -321,8 +325,10 @@ fn human(json: &PathJson, lines: &[usize]) -> String {
     rows.push((
         "path",
         format!(
-            "{} waypoints, {} segments",
-            json.waypoints, json.stats.segments
+            "{} waypoints, {} segment{}",
+            json.waypoints,
+            json.stats.segments,
+            if json.stats.segments == 1 { "" } else { "s" }
         ),
     ));
     if let Some(k) = json.first_colliding_segment {
