@@ -141,7 +141,22 @@ fn adaptive_planner_solves_a_blocked_problem_in_the_fixture_scene() {
         },
     )
     .expect("problems are drawn");
+    let again = random_problems(
+        &scene,
+        &middle,
+        &ProblemOptions {
+            count: 1,
+            min_distance: 1.0,
+            require_blocked: true,
+            max_tries: 2_000,
+            seed: 5,
+        },
+    )
+    .expect("problems are drawn");
+    assert_eq!(problems, again, "one seed, one list");
     let Problem { start, goal } = problems.first().expect("a blocked problem exists").clone();
+    assert!(!pipeline.collides(&scene, &start).expect("the check runs"));
+    assert!(!pipeline.collides(&scene, &goal).expect("the check runs"));
     assert!(distance(&start, &goal) >= 1.0);
     // The straight move collides: the planner has to go around.
     assert_eq!(
@@ -295,6 +310,38 @@ fn fixed_resolution_checker_names_the_colliding_segment() {
         FixedResolutionChecker::new(&pipeline, &scene, 0.0),
         Err(PlannerError::InvalidOption { name: "rho", .. })
     ));
+}
+
+#[test]
+fn budgets_end_a_run_without_a_path() {
+    let scene = beam_scene();
+    let pipeline = plain_pipeline();
+    let space = ConfigSpace::from_scene(&scene).expect("one-value joints");
+    let mut checker = AdaptiveChecker::new(&pipeline, &scene).expect("the scene prepares");
+    let (start, goal) = ([0.5], [2.6]);
+    let few = PlannerOptions {
+        max_milestones: 10,
+        ..PlannerOptions::default()
+    };
+    let planner = Planner::new(&scene, &pipeline, space.clone(), few).expect("valid options");
+    let report = planner
+        .plan(&mut checker, &start, &goal, 7)
+        .expect("the planner runs");
+    assert_eq!(report.status, PlanStatus::MilestoneLimit);
+    assert_eq!(report.milestones, 10);
+    assert!(report.live_milestones <= 10);
+    assert_eq!(report.path, None);
+    let no_time = PlannerOptions {
+        time_limit: Some(std::time::Duration::ZERO),
+        ..PlannerOptions::default()
+    };
+    let planner = Planner::new(&scene, &pipeline, space, no_time).expect("valid options");
+    let report = planner
+        .plan(&mut checker, &start, &goal, 7)
+        .expect("the planner runs");
+    assert_eq!(report.status, PlanStatus::TimeLimit);
+    assert_eq!(report.iterations, 0);
+    assert_eq!(report.checker.path_checks, 0);
 }
 
 #[test]
