@@ -1,8 +1,9 @@
 //! # armature-benches — criterion benchmarks
 //!
 //! This crate hosts the criterion micro-benchmarks of the armature crates
-//! under `benches/` (run them with `cargo bench -p armature-benches`). It has
-//! no measured code of its own; the end-to-end suite is driven by
+//! under `benches/` (run them with `cargo bench -p armature-benches`). Apart
+//! from the planner of the path-checker study ([`planner`]), it has no
+//! measured code of its own; the end-to-end suite is driven by
 //! `cargo xtask bench`.
 //!
 //! The few inputs several benchmarks share live here: the seeded motions
