@@ -1,13 +1,21 @@
 //! # armature-benches — criterion benchmarks
 //!
 //! This crate hosts the criterion micro-benchmarks of the armature crates
-//! under `benches/` (run them with `cargo bench -p armature-benches`). It has
-//! no measured code of its own; the end-to-end suite is driven by
+//! under `benches/` (run them with `cargo bench -p armature-benches`). Apart
+//! from the planner of the path-checker study ([`planner`]), it has no
+//! measured code of its own; the end-to-end suite is driven by
 //! `cargo xtask bench`.
 //!
 //! The few inputs several benchmarks share live here: the seeded motions
 //! of the suite-like query benchmarks ([`suite_motions`]) and a seeded
 //! closed mesh of any size ([`noisy_sphere`]).
+//!
+//! [`planner`] holds a lazy bidirectional roadmap planner with
+//! interchangeable path checkers, and the study of M2 §V.D built on it:
+//! how fine the fixed-resolution checker must be before the planner stops
+//! returning colliding paths, against the adaptive checker's cost.
+
+pub mod planner;
 
 use armature::{Pipeline, Scene};
 use glam::DVec3;
