@@ -35,21 +35,24 @@
 //!   `q_m`: with `η_m` there, Lemma 1 on either half holds with the far
 //!   end's bound taken as 0 when `max(λ(q_a, q_m), λ(q_m, q_b)) + pad <
 //!   η_m`, and the pair is done with one distance query instead of two
-//!   (most pairs of a short segment are). Before that query, a pair whose
-//!   world boxes at the centre are farther apart than it needs is done with
-//!   none. Only the other pairs get their bounds at both ends and enter the
-//!   queue as the two halves. A pair with a closed mesh is also tested for
-//!   containment at the centre (a link inside a closed obstacle touches no
-//!   triangle, so `η` alone would miss it); one configuration is enough: a
-//!   part that is outside a solid somewhere on the segment cannot get
-//!   inside without its surface meeting the solid's, and Lemma 1 excludes
-//!   that.
+//!   (most pairs of a short segment are); a pair whose world boxes at the
+//!   centre are farther apart than that is done with none. Only the other
+//!   pairs get their bounds at both ends and enter the queue as the two
+//!   halves. A pair certainly closer at the centre than the test needs (an
+//!   upper bound from the bounding spheres: a long segment) starts from its
+//!   ends instead, as M2 does. A pair with a closed mesh is also tested for
+//!   containment once, at the centre (at the start when it starts from its
+//!   ends): a link inside a closed obstacle touches no triangle, so `η`
+//!   alone would miss it, and one configuration is enough, since a part
+//!   outside a solid somewhere on the segment cannot get inside without
+//!   its surface meeting the solid's, which Lemma 1 excludes.
 //! - *Targeted bounds.* Each distance query knows the bound Lemma 1 needs
 //!   there (at the centre, the larger half's λ plus the pad; at an end or
 //!   a midpoint, what the sub-segments need beyond their other end's
-//!   bound). GREEDY-DIST is first run with that clearance: a positive
-//!   answer exceeds it and proves the test in one descent; only a zero
-//!   answer falls back to the plain bound with the clearance `ε`.
+//!   bound). GREEDY-DIST is first run with that clearance, unless the
+//!   spheres' upper bound shows it cannot succeed: a positive answer
+//!   exceeds it and proves the test in one descent; only a zero answer
+//!   falls back to the plain bound with the clearance `ε`.
 //! - *Clearance `ε ≥ 0`* (M2 §II.F, §III.B) is GREEDY-DIST's: `η` is 0 or
 //!   above `ε`, so a sub-segment is split only while the pair may come
 //!   within `ε`, which bounds the run time; the price is that two objects
@@ -121,7 +124,8 @@
 //!
 //! **FIXED-RES-BISECTION** ([`PathChecker::check_path_fixed_resolution`],
 //! M2 §V.A): the baseline planners use. Discrete checks (triangle
-//! intersection and containment) at the ends and at midpoints, longest
+//! intersection and containment, of the pairs whose world boxes overlap
+//! there) at the ends and at midpoints, longest
 //! sub-segment first, until every sub-segment's joint-space length is below
 //! the resolution `ρ`. It can miss collisions between samples; its "free"
 //! certifies nothing.
@@ -920,6 +924,7 @@ impl Scene<'_> {
         };
         if let Some(target) = target
             && target > eps
+            && target < self.distance_upper_bound(pair, node)?
         {
             let decisive = greedy(target)?;
             if decisive > 0.0 {
@@ -936,6 +941,16 @@ impl Scene<'_> {
             tau /= REFINE_SHRINK;
         }
         Ok(eta)
+    }
+
+    /// An upper bound on the distance between the pair's meshes at `node`
+    /// (their bounding spheres' centres apart plus both radii, with room
+    /// for rounding): a distance query asked to prove more cannot.
+    fn distance_upper_bound(&self, pair: Pair, node: &Node) -> Result<f64, BisectionError> {
+        let [(ga, pa), (gb, pb)] = self.posed(pair, node)?;
+        let ca = pa.transform_point3(ga.sphere.center);
+        let cb = pb.transform_point3(gb.sphere.center);
+        Ok((ca.distance(cb) + ga.sphere.radius + gb.sphere.radius) * (1.0 + 1e-9))
     }
 
     /// Whether part of one mesh of the pair lies inside the other's solid
@@ -1147,8 +1162,9 @@ impl Scene<'_> {
             .zip(&work.nodes[ends[1]].poses)
             .map(|(g, pose)| g.as_ref().map(|g| world_box(&g.obb, pose)))
             .collect();
-        // Pairs the centre alone does not prove: (pair, η_m, λ left, λ right).
-        let mut pending = Vec::new();
+        // Pairs the centre alone does not prove: (pair, η_m, λ left, λ
+        // right); `η_m` is `None` for a pair whose centre test is hopeless.
+        let mut pending: Vec<(u32, Option<f64>, f64, f64)> = Vec::new();
         for &p in &work.pairs {
             let pair = self.pairs[p as usize];
             let node = &work.nodes[ends[1]];
@@ -1167,6 +1183,15 @@ impl Scene<'_> {
             {
                 continue;
             }
+            // A pair certainly closer than it needs at the centre (a long
+            // segment) is set up as M2 does, from its ends, with the
+            // containment test at the start: the centre's bound would only
+            // be the first split's, and computing it first costs a third
+            // query per pair.
+            if need >= self.distance_upper_bound(pair, node)? {
+                pending.push((p, None, left, right));
+                continue;
+            }
             let eta = self.eta(
                 pair,
                 node,
@@ -1182,7 +1207,7 @@ impl Scene<'_> {
                 work.pair_etas.insert((p, ends[1]), eta);
             }
             if need >= eta {
-                pending.push((p, eta, left, right));
+                pending.push((p, Some(eta), left, right));
             }
         }
         if work.verdict == Verdict::Pending {
@@ -1190,11 +1215,23 @@ impl Scene<'_> {
             'ends: for (e, &n) in [ends[0], ends[2]].iter().enumerate() {
                 for (k, &(p, eta_m, left, right)) in pending.iter().enumerate() {
                     let pair = self.pairs[p as usize];
-                    // What Lemma 1 on this half needs from this end.
-                    let need = if e == 0 { left } else { right } + work.pair_pad(p) - eta_m;
-                    let ask = Ask::new(eps, work.extent, Some(need));
-                    let eta = self.eta(pair, &work.nodes[n], ask, ws, &mut stats)?;
-                    if eta <= 0.0 {
+                    let pad = work.pair_pad(p);
+                    // What Lemma 1 needs from this end: on its half beyond
+                    // the centre's bound, or on the whole segment beyond
+                    // the other end's (known at the second end only).
+                    let need = match eta_m {
+                        Some(m) => Some(if e == 0 { left } else { right } + pad - m),
+                        None if e == 1 => Some(work.full_lambda[p as usize] + pad - etas[k][0]),
+                        None => None,
+                    };
+                    let ask = Ask::new(eps, work.extent, need);
+                    let node = &work.nodes[n];
+                    let eta = self.eta(pair, node, ask, ws, &mut stats)?;
+                    // A pair not tested at the centre is tested for
+                    // containment at its start.
+                    if eta <= 0.0
+                        || (e == 0 && eta_m.is_none() && self.contained(pair, node, &mut stats)?)
+                    {
                         work.verdict = Verdict::Collides(if e == 0 { 0.0 } else { 1.0 }, p);
                         break 'ends;
                     }
@@ -1203,9 +1240,7 @@ impl Scene<'_> {
             }
             if work.verdict == Verdict::Pending {
                 for (&(p, eta_m, left, right), &[eta0, eta1]) in pending.iter().zip(&etas) {
-                    for (lambda, s0, s1, eta0, eta1) in
-                        [(left, 0.0, sm, eta0, eta_m), (right, sm, 1.0, eta_m, eta1)]
-                    {
+                    let mut push = |lambda: f64, s0: f64, s1: f64, eta0: f64, eta1: f64| {
                         work.queue.push(Entry {
                             key: lambda - eta0 - eta1,
                             lambda,
@@ -1217,6 +1252,13 @@ impl Scene<'_> {
                             eta0,
                             eta1,
                         });
+                    };
+                    match eta_m {
+                        Some(m) => {
+                            push(left, 0.0, sm, eta0, m);
+                            push(right, sm, 1.0, m, eta1);
+                        }
+                        None => push(work.full_lambda[p as usize], 0.0, 1.0, eta0, eta1),
                     }
                 }
                 if work.queue.is_empty() {
@@ -1429,8 +1471,12 @@ impl Scene<'_> {
         for (entry, (ca, cb)) in entries.iter_mut().zip(ids) {
             entry.na = ca;
             entry.nb = cb;
-            entry.eta0 = e.eta0.max(self.bv_eta(pair, [ca, cb], &work.nodes[i0], stats)?);
-            entry.eta1 = e.eta1.max(self.bv_eta(pair, [ca, cb], &work.nodes[i1], stats)?);
+            entry.eta0 = e
+                .eta0
+                .max(self.bv_eta(pair, [ca, cb], &work.nodes[i0], stats)?);
+            entry.eta1 = e
+                .eta1
+                .max(self.bv_eta(pair, [ca, cb], &work.nodes[i1], stats)?);
             entry.key = e.lambda - entry.eta0 - entry.eta1;
         }
         stats.bv_pairs += 2;
@@ -1456,14 +1502,47 @@ impl Scene<'_> {
         stats: &mut PathStats,
     ) -> Result<Option<(f64, u32)>, BisectionError> {
         let n = self.node(work, s, stats)?;
-        for &p in &work.pairs {
-            if self.overlaps(self.pairs[p as usize], &work.nodes[n], ws, stats)? {
-                return Ok(Some((s, p)));
-            }
+        if let Some(p) = self.discrete_at(work, n, ws, stats)? {
+            return Ok(Some((s, p)));
         }
         // Fixed resolution visits each midpoint once: keep no nodes.
         work.nodes.truncate(2);
         work.index.retain(|_, i| *i < 2);
+        Ok(None)
+    }
+
+    /// The discrete check of every kept pair at node `n`, skipping pairs
+    /// whose world boxes are apart there: the first pair that overlaps.
+    fn discrete_at(
+        &self,
+        work: &SegmentWork,
+        n: usize,
+        ws: &mut Workspaces,
+        stats: &mut PathStats,
+    ) -> Result<Option<u32>, BisectionError> {
+        let node = &work.nodes[n];
+        let boxes: Vec<Option<Aabb>> = self
+            .body
+            .links()
+            .iter()
+            .zip(&node.poses)
+            .map(|(g, pose)| g.as_ref().map(|g| world_box(&g.obb, pose)))
+            .collect();
+        for &p in &work.pairs {
+            let pair = self.pairs[p as usize];
+            let other = match pair.other {
+                Object::Link(j) => boxes[j],
+                Object::Obstacle(o) => Some(self.obstacle_boxes[o]),
+            };
+            if let (Some(a), Some(b)) = (boxes[pair.link], other)
+                && !a.overlaps(&b)
+            {
+                continue;
+            }
+            if self.overlaps(pair, node, ws, stats)? {
+                return Ok(Some(p));
+            }
+        }
         Ok(None)
     }
 

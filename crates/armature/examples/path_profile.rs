@@ -12,6 +12,9 @@
 //! cargo run --release -p armature --example path_profile -- \
 //!     data/scenes/puma_pipes.ron 1 400 [both|adaptive|sample] [refined]
 //! ```
+//!
+//! `uniform` in place of the angle draws both ends uniformly (collision-free),
+//! the random segments of the segment suite.
 
 use std::process::ExitCode;
 use std::time::Instant;
@@ -56,12 +59,21 @@ fn run() -> Result<(), Error> {
     let (Some(path), Some(theta), Some(n)) = (args.first(), args.get(1), args.get(2)) else {
         return Err(usage());
     };
-    let theta = theta.parse::<f64>().map_err(|_| usage())?.to_radians();
+    // `uniform`: both ends uniform within the limits (M2's random segments).
+    let uniform = theta == "uniform";
+    let theta = if uniform {
+        0.0
+    } else {
+        theta.parse::<f64>().map_err(|_| usage())?.to_radians()
+    };
     let n = n.parse::<usize>().map_err(|_| usage())?;
     let mode = args.get(3).map_or("both", String::as_str);
     let refined = args.get(4).is_some_and(|a| a == "refined");
     let scene = Scene::from_file(path)?;
-    let pipeline = Pipeline::builder().refined_bisection(refined).build()?;
+    let pipeline = Pipeline::builder()
+        .refined_bisection(refined)
+        .locate_path_collision(false)
+        .build()?;
     let limits: Vec<(f64, f64)> = scene
         .joints()
         .iter()
@@ -80,11 +92,19 @@ fn run() -> Result<(), Error> {
         if pipeline.collides(&scene, &q0)? {
             continue;
         }
-        let q1: Vec<f64> = q0
-            .iter()
-            .zip(&limits)
-            .map(|(&q, &(a, b))| (q + rng.uniform(-theta, theta)).clamp(a, b))
-            .collect();
+        let q1: Vec<f64> = if uniform {
+            loop {
+                let q: Vec<f64> = limits.iter().map(|&(a, b)| rng.uniform(a, b)).collect();
+                if !pipeline.collides(&scene, &q)? {
+                    break q;
+                }
+            }
+        } else {
+            q0.iter()
+                .zip(&limits)
+                .map(|(&q, &(a, b))| (q + rng.uniform(-theta, theta)).clamp(a, b))
+                .collect()
+        };
         motions.push((q0, q1));
     }
     let mut paths = pipeline.prepare_paths(&scene)?;

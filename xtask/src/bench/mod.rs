@@ -19,6 +19,7 @@
 mod options;
 mod report;
 mod run;
+mod segments;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -27,6 +28,7 @@ use anyhow::{Context, Result, bail};
 use armature::{Pipeline, Scene};
 use serde_json::json;
 
+use options::Suite;
 pub(crate) use options::{BenchOptions, USAGE};
 use report::Summary;
 
@@ -60,7 +62,12 @@ pub(crate) fn bench(o: &BenchOptions) -> Result<()> {
     let pipeline = Pipeline::builder().build()?;
     let mut summaries = Vec::new();
     let mut csv = String::new();
-    for (k, name) in o.scenes.iter().enumerate() {
+    let motion_scenes: &[String] = if o.suites.contains(&Suite::Motions) {
+        &o.scenes
+    } else {
+        &[]
+    };
+    for (k, name) in motion_scenes.iter().enumerate() {
         let path = root().join(format!("data/scenes/puma_{name}.ron"));
         let load = Instant::now();
         let scene =
@@ -151,6 +158,19 @@ pub(crate) fn bench(o: &BenchOptions) -> Result<()> {
             summaries.push(s);
         }
     }
+    let mut sections = Vec::new();
+    let mut section_json = serde_json::Map::new();
+    let mut section_failures = Vec::new();
+    if o.suites.contains(&Suite::Segments) && !o.segment_scenes.is_empty() {
+        let r = segments::run(&root(), &o.segment_scenes, o.segments, o.rho, o.seed, &pool)?;
+        sections.push(r.markdown);
+        section_json.insert("segments".to_owned(), r.json);
+        section_failures.extend(r.failures);
+        let out = out_dir(o);
+        std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+        let p = out.join("segments.csv");
+        std::fs::write(&p, r.csv).with_context(|| format!("writing {}", p.display()))?;
+    }
     let peak = peak_rss_kb();
     let header = format!(
         "## Benchmark report\n\n`cargo xtask bench{}{}` — seed {}, {} queries per scene and θmax, one thread for timings; oracle mode {}; wall time {:.0} s; peak resident memory {}.",
@@ -179,13 +199,17 @@ pub(crate) fn bench(o: &BenchOptions) -> Result<()> {
             |kb| format!("{:.0} MB", kb as f64 / 1024.0)
         ),
     );
-    let md = report::markdown(&summaries, &header);
-    print!("{md}");
-    let out = if o.out.is_absolute() {
-        o.out.clone()
+    let mut md = if summaries.is_empty() {
+        format!("{header}\n")
     } else {
-        root().join(&o.out)
+        report::markdown(&summaries, &header)
     };
+    for section in &sections {
+        md.push('\n');
+        md.push_str(section);
+    }
+    print!("{md}");
+    let out = out_dir(o);
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     let write = |file: &str, text: &str| {
         let p = out.join(file);
@@ -199,9 +223,10 @@ pub(crate) fn bench(o: &BenchOptions) -> Result<()> {
         "peak_rss_kb": peak,
         "wall_s": started.elapsed().as_secs_f64(),
         "results": summaries.iter().map(Summary::json).collect::<Vec<_>>(),
+        "sections": section_json,
     });
     write("summary.json", &serde_json::to_string_pretty(&summary)?)?;
-    for name in &o.scenes {
+    for name in motion_scenes {
         let rows: Vec<&Summary> = summaries.iter().filter(|s| &s.scene == name).collect();
         write(&format!("{name}.svg"), &report::svg(name, &rows))?;
     }
@@ -212,5 +237,21 @@ pub(crate) fn bench(o: &BenchOptions) -> Result<()> {
             "{failures} answers failed the oracle check (missed, late, false alarms or oracle modes disagreeing; adaptive bisection missed or clearly false alarms)"
         );
     }
+    if !section_failures.is_empty() {
+        bail!(
+            "{} failures in the segment, bad-case or planning sections:\n{}",
+            section_failures.len(),
+            section_failures.join("\n")
+        );
+    }
     Ok(())
+}
+
+/// The report folder, absolute.
+fn out_dir(o: &BenchOptions) -> PathBuf {
+    if o.out.is_absolute() {
+        o.out.clone()
+    } else {
+        root().join(&o.out)
+    }
 }

@@ -20,11 +20,29 @@ witness; an adaptive answer free on a touching motion, or colliding on
 one the oracle proves clearly free) or, with `--oracle both`, any
 disagreement between the oracle's two modes.
 
+Also, on the thin-obstacle scenes skinny_tori, welder_cage and arms_car
+and on the Puma scenes, random segments between two random collision-free
+configurations (M2 Tables III and VI): the adaptive bisection (ε = 0 and
+ε = 1 mm), its REFINED variant, fixed-resolution bisection (ρ) and the
+conservative-advancement pipeline, colliding and free segments apart,
+with the fixed-resolution misses counted; the bad cases (a full turn at
+a clearance just above ε, M2 Fig. 14); and a lazy bidirectional PRM
+planner with each checker (the ρ the fixed-resolution planner needs for
+50 and 100 consecutive correct paths, against the adaptive planner).
+
 Options:
   --quick            A CI-sized run (a minute or two): θmax 30° only, few
-                     queries per scene
-  --full             At least 2,000 queries per scene and θmax
-  --scene NAME       pipes, amr or all (default all)
+                     queries per scene, 10 segments per scene, one bad case,
+                     a tiny planning study
+  --full             At least 2,000 queries per scene and θmax, 10,000
+                     segments per scene
+  --suite LIST       Parts to run, comma-separated: motions, segments,
+                     bad-cases, planning, or all (default all)
+  --scene NAME       pipes, amr, skinny_tori, welder_cage, arms_car or all
+                     (default all; the motion suite runs on pipes and amr)
+  --segments N       Random segments per scene (default 300)
+  --rho R            Resolution of the fixed-resolution baseline (radians,
+                     joint-space Euclidean; default 0.01)
   --angles LIST      θmax in degrees, comma-separated (default: pipes
                      1,5,15,30; amr 1,30,60)
   --queries N        Queries per scene and θmax (default 1200, about ten
@@ -68,6 +86,63 @@ pub(crate) struct BenchOptions {
     pub(crate) full: bool,
     /// `--oracle`.
     pub(crate) oracle: OracleChoice,
+    /// Parts of the suite to run (`--suite`).
+    pub(crate) suites: Vec<Suite>,
+    /// Scenes of the segment suite (`--scene`).
+    pub(crate) segment_scenes: Vec<String>,
+    /// Random segments per scene (`--segments`).
+    pub(crate) segments: usize,
+    /// Resolution ρ of the fixed-resolution baseline (`--rho`, radians).
+    pub(crate) rho: f64,
+}
+
+/// A part of the suite (`--suite`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Suite {
+    /// The random-motion suite on the Puma scenes (continuous queries,
+    /// sampling baselines, adaptive bisection per motion).
+    Motions,
+    /// Random segments between random free configurations on every scene:
+    /// adaptive, REFINED, fixed resolution and conservative advancement.
+    Segments,
+    /// The bad cases: a long segment at a clearance just above `ε`.
+    BadCases,
+    /// The lazy PRM planner with each checker.
+    Planning,
+}
+
+impl Suite {
+    const ALL: [Self; 4] = [
+        Self::Motions,
+        Self::Segments,
+        Self::BadCases,
+        Self::Planning,
+    ];
+
+    fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "motions" => Self::Motions,
+            "segments" => Self::Segments,
+            "bad-cases" => Self::BadCases,
+            "planning" => Self::Planning,
+            _ => return None,
+        })
+    }
+}
+
+/// The Puma scenes of the motion suite.
+pub(crate) const MOTION_SCENES: [&str; 2] = ["pipes", "amr"];
+/// Every scene of the segment suite.
+pub(crate) const SEGMENT_SCENES: [&str; 5] =
+    ["skinny_tori", "welder_cage", "arms_car", "pipes", "amr"];
+
+/// The scene file of a scene name, relative to the repository root.
+pub(crate) fn scene_file(name: &str) -> String {
+    if MOTION_SCENES.contains(&name) {
+        format!("data/scenes/puma_{name}.ron")
+    } else {
+        format!("data/scenes/{name}.ron")
+    }
 }
 
 /// Which oracle mode judges the suite (`--oracle`).
@@ -95,6 +170,10 @@ impl Default for BenchOptions {
             quick: false,
             full: false,
             oracle: OracleChoice::Independent,
+            suites: Suite::ALL.to_vec(),
+            segment_scenes: SEGMENT_SCENES.map(str::to_owned).to_vec(),
+            segments: 300,
+            rho: 0.01,
         }
     }
 }
@@ -118,6 +197,7 @@ impl BenchOptions {
     pub(crate) fn parse(args: &[String]) -> Result<Self, String> {
         let mut o = Self::default();
         let mut queries = None;
+        let mut segments = None;
         let mut it = args.iter();
         while let Some(a) = it.next() {
             let mut value = |name: &str| {
@@ -130,13 +210,57 @@ impl BenchOptions {
                 "--full" => o.full = true,
                 "--scene" => {
                     let v = value("--scene")?;
-                    o.scenes = match v.as_str() {
-                        "all" => vec!["pipes".to_owned(), "amr".to_owned()],
-                        "pipes" | "amr" => vec![v],
+                    (o.scenes, o.segment_scenes) = match v.as_str() {
+                        "all" => (
+                            MOTION_SCENES.map(str::to_owned).to_vec(),
+                            SEGMENT_SCENES.map(str::to_owned).to_vec(),
+                        ),
+                        name if SEGMENT_SCENES.contains(&name) => (
+                            if MOTION_SCENES.contains(&name) {
+                                vec![v.clone()]
+                            } else {
+                                Vec::new()
+                            },
+                            vec![v.clone()],
+                        ),
                         other => {
-                            return Err(format!("`--scene {other}`: expected pipes, amr or all"));
+                            return Err(format!(
+                                "`--scene {other}`: expected {} or all",
+                                SEGMENT_SCENES.join(", ")
+                            ));
                         }
                     };
+                }
+                "--suite" => {
+                    let v = value("--suite")?;
+                    o.suites = if v == "all" {
+                        Suite::ALL.to_vec()
+                    } else {
+                        v.split(',')
+                            .map(|s| {
+                                Suite::parse(s.trim()).ok_or_else(|| {
+                                    format!(
+                                        "`--suite {v}`: `{s}` is not one of motions, segments, bad-cases, planning, all"
+                                    )
+                                })
+                            })
+                            .collect::<Result<Vec<_>, _>>()?
+                    };
+                }
+                "--segments" => {
+                    let v = value("--segments")?;
+                    segments =
+                        Some(v.parse::<usize>().ok().filter(|n| *n > 0).ok_or_else(|| {
+                            format!("`--segments {v}`: expected a positive integer")
+                        })?);
+                }
+                "--rho" => {
+                    let v = value("--rho")?;
+                    o.rho = v
+                        .parse::<f64>()
+                        .ok()
+                        .filter(|x| x.is_finite() && *x > 0.0)
+                        .ok_or_else(|| format!("`--rho {v}`: expected a positive number"))?;
                 }
                 "--angles" => {
                     let v = value("--angles")?;
@@ -194,6 +318,13 @@ impl BenchOptions {
         if o.quick && o.full {
             return Err("`--quick` and `--full` exclude each other".to_owned());
         }
+        o.segments = segments.unwrap_or(if o.full {
+            10_000
+        } else if o.quick {
+            10
+        } else {
+            o.segments
+        });
         o.queries = queries.unwrap_or(if o.full {
             2000
         } else if o.quick {
@@ -230,8 +361,8 @@ mod tests {
         assert_eq!((q.queries, q.angles_for("amr")), (12, vec![30.0]));
         let f = BenchOptions::parse(&args(&["--full", "--scene", "amr"])).unwrap();
         assert_eq!(
-            (f.queries, f.scenes.clone()),
-            (2000, vec!["amr".to_owned()])
+            (f.queries, f.scenes.clone(), f.segments),
+            (2000, vec!["amr".to_owned()], 10_000)
         );
         let c = BenchOptions::parse(&args(&[
             "--angles",
@@ -253,6 +384,30 @@ mod tests {
         assert_eq!(b.oracle, OracleChoice::Both);
         let f = BenchOptions::parse(&args(&["--oracle", "fast"])).unwrap();
         assert_eq!(f.oracle, OracleChoice::Fast);
+        assert_eq!(
+            (o.segments, o.suites.len(), o.segment_scenes.len()),
+            (300, 4, 5)
+        );
+        assert_eq!((q.segments, f.segments), (10, 300));
+        let s = BenchOptions::parse(&args(&[
+            "--suite",
+            "segments,bad-cases",
+            "--scene",
+            "welder_cage",
+            "--segments",
+            "40",
+            "--rho",
+            "0.05",
+        ]))
+        .unwrap();
+        assert_eq!(s.suites, [Suite::Segments, Suite::BadCases]);
+        assert_eq!(
+            (s.scenes.len(), s.segment_scenes.clone()),
+            (0, vec!["welder_cage".to_owned()])
+        );
+        assert_eq!((s.segments, s.rho), (40, 0.05));
+        assert_eq!(scene_file("pipes"), "data/scenes/puma_pipes.ron");
+        assert_eq!(scene_file("arms_car"), "data/scenes/arms_car.ron");
     }
 
     #[test]
@@ -266,6 +421,9 @@ mod tests {
             (&["--quick", "--full"], "exclude"),
             (&["--frobnicate"], "--frobnicate"),
             (&["--oracle", "slow"], "slow"),
+            (&["--suite", "motions,moon"], "`moon`"),
+            (&["--segments", "0"], "--segments 0"),
+            (&["--rho", "-1"], "--rho -1"),
         ] {
             let e = BenchOptions::parse(&args(bad)).unwrap_err();
             assert!(e.contains(needle), "{bad:?}: {e}");

@@ -172,7 +172,7 @@ impl QueryResult {
 }
 
 /// Limits of every configuration value (`[−π, π]` where unlimited).
-fn limits(scene: &Scene) -> Vec<(f64, f64)> {
+pub(crate) fn limits(scene: &Scene) -> Vec<(f64, f64)> {
     let mut out = vec![(-std::f64::consts::PI, std::f64::consts::PI); scene.nq()];
     for j in scene.joints() {
         if let (Some(l), 1) = (j.limits, j.q.len()) {
