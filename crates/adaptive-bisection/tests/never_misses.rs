@@ -8,7 +8,9 @@ mod common;
 
 use armature_adaptive_bisection::{CheckOptions, PathChecker, PathStatus};
 use armature_bvh_geometry::{ArticulatedBody, DisabledPairs, Obstacle};
-use common::{SAMPLES, arm, first_colliding_sample, folding_arm, thin_obstacles, two_arms};
+use common::{
+    SAMPLES, arm, first_colliding_sample, folding_arm, quaternion_bodies, thin_obstacles, two_arms,
+};
 use proptest::prelude::*;
 
 /// What one random segment showed; the counts make sure both outcomes are
@@ -144,6 +146,40 @@ proptest! {
         check_one(&body, &[], true, &qa, &qb)?;
     }
 
+    /// A free-flying body with a ball joint and a planar cart among the
+    /// obstacles: quaternion and planar values interpolated, their
+    /// rounding inside the pad.
+    #[test]
+    fn quaternion_joints_among_thin_obstacles(
+        pa in proptest::collection::vec(-1.5..1.5f64, 3),
+        dp in proptest::collection::vec(-1.0..1.0f64, 3),
+        ra in proptest::collection::vec(-1.0..1.0f64, 8),
+        rb in proptest::collection::vec(-1.0..1.0f64, 8),
+        cart in proptest::collection::vec(-2.0..2.0f64, 3),
+        dc in proptest::collection::vec(-1.0..1.0f64, 3),
+    ) {
+        // Quaternions from random 4-vectors away from zero (normalised by
+        // the joints themselves).
+        let quat = |v: &[f64]| -> Vec<f64> {
+            let n = v.iter().map(|x| x * x).sum::<f64>().sqrt();
+            if n < 0.1 { vec![0.0, 0.0, 0.0, 1.0] } else { v.iter().map(|x| x / n).collect() }
+        };
+        let config = |p: &[f64], r: &[f64], c: &[f64]| -> Vec<f64> {
+            let mut q = p.to_vec();
+            q.extend(quat(&r[..4]));
+            q.extend(quat(&r[4..]));
+            q.extend_from_slice(c);
+            q
+        };
+        let pb: Vec<f64> = pa.iter().zip(&dp).map(|(a, d)| a + d).collect();
+        let cb: Vec<f64> = cart.iter().zip(&dc).map(|(a, d)| a + d).collect();
+        let qa = config(&pa, &ra, &cart);
+        let qb = config(&pb, &rb, &cb);
+        let body = quaternion_bodies();
+        let obstacles = thin_obstacles();
+        check_one(&body, &obstacles, true, &qa, &qb)?;
+    }
+
     /// Two arms (two roots) reaching for each other among the obstacles.
     #[test]
     fn two_arms_among_thin_obstacles(qa in angles(6, 3.0), d in angles(6, 1.5)) {
@@ -189,4 +225,41 @@ fn both_verdicts_occur() {
         assert!(hits >= 2, "{}: only {hits} colliding segments", body.name());
         assert!(frees >= 2, "{}: only {frees} free segments", body.name());
     }
+}
+
+/// The quaternion scene's sweep: both verdicts occur, so its property
+/// above is exercised on colliding and on free segments.
+#[test]
+fn quaternion_verdicts_occur() {
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = move || {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        ((state >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+    };
+    let body = quaternion_bodies();
+    let obstacles = thin_obstacles();
+    let mut unit = |next: &mut dyn FnMut() -> f64| -> Vec<f64> {
+        let v: Vec<f64> = (0..4).map(|_| next() + 0.05).collect();
+        let n = v.iter().map(|x| x * x).sum::<f64>().sqrt();
+        v.iter().map(|x| x / n).collect()
+    };
+    let (mut hits, mut frees) = (0, 0);
+    for _ in 0..16 {
+        let mut config = |next: &mut dyn FnMut() -> f64| -> Vec<f64> {
+            let mut q: Vec<f64> = (0..3).map(|_| 1.5 * next()).collect();
+            q.extend(unit(next));
+            q.extend(unit(next));
+            q.extend((0..3).map(|_| 2.0 * next()));
+            q
+        };
+        let qa = config(&mut next);
+        let qb = config(&mut next);
+        let o = check_one(&body, &obstacles, true, &qa, &qb).unwrap();
+        hits += usize::from(o.oracle_hit);
+        frees += usize::from(o.free);
+    }
+    assert!(hits >= 2, "only {hits} colliding segments");
+    assert!(frees >= 2, "only {frees} free segments");
 }

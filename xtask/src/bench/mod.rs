@@ -173,13 +173,25 @@ pub(crate) fn bench(o: &BenchOptions) -> Result<()> {
     }
     let peak = peak_rss_kb();
     let header = format!(
-        "## Benchmark report\n\n`cargo xtask bench{}{}` — seed {}, {} queries per scene and θmax, one thread for timings; oracle mode {}; wall time {:.0} s; peak resident memory {}.",
+        "## Benchmark report\n\n`cargo xtask bench{}{}{}` — seed {}, {} queries per scene and θmax, one thread for timings; oracle mode {}; wall time {:.0} s; peak resident memory {}.",
         if o.quick {
             " --quick"
         } else if o.full {
             " --full"
         } else {
             ""
+        },
+        if o.suites.len() == 4 {
+            String::new()
+        } else {
+            format!(
+                " --suite {}",
+                o.suites
+                    .iter()
+                    .map(|s| s.name())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            )
         },
         match o.oracle {
             options::OracleChoice::Independent => "",

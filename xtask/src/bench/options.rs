@@ -119,6 +119,16 @@ impl Suite {
         Self::Planning,
     ];
 
+    /// Its name on the command line.
+    pub(crate) const fn name(self) -> &'static str {
+        match self {
+            Self::Motions => "motions",
+            Self::Segments => "segments",
+            Self::BadCases => "bad-cases",
+            Self::Planning => "planning",
+        }
+    }
+
     fn parse(s: &str) -> Option<Self> {
         Some(match s {
             "motions" => Self::Motions,

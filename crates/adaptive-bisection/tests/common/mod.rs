@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use armature_bvh_geometry::query::{PointLocation, intersect_triangle_triangle, point_location};
 use armature_bvh_geometry::{ArticulatedBody, Obstacle, Tessellation, TriMesh};
-use armature_kinematics::{Joint, JointSpaceMotion, KinematicTree, LinkSpec};
+use armature_kinematics::{Joint, JointSpaceMotion, JointType, KinematicTree, LinkSpec};
 use glam::{DAffine3, DVec3};
 
 /// Samples per segment of the oracle.
@@ -50,6 +50,33 @@ pub fn chain(name: &str, lengths: &[f64], axes: &[DVec3], width: f64) -> Articul
         meshes.push(Some(beam(l, width)));
     }
     ArticulatedBody::new(name, KinematicTree::new(specs).unwrap(), meshes).unwrap()
+}
+
+/// A free-flying beam (floating joint: x, y, z and a quaternion) carrying
+/// a second beam on a ball joint (a quaternion), and a planar cart (x, y,
+/// θ about z) carrying a third: every joint whose values are not one angle
+/// or one length, so the rounding of interpolated quaternions is
+/// exercised. Configuration: 7 floating values, 4 ball values, 3 planar
+/// values.
+pub fn quaternion_bodies() -> ArticulatedBody {
+    let specs = vec![
+        LinkSpec::new("flyer", None).with_joint(Joint::new("float", JointType::Floating)),
+        LinkSpec::new("forearm", Some("flyer"))
+            .with_joint(Joint::new("ball", JointType::Spherical))
+            .with_origin(DAffine3::from_translation(DVec3::X * 0.8)),
+        LinkSpec::new("cart", None)
+            .with_joint(Joint::new("plane", JointType::Planar { normal: DVec3::Z })),
+    ];
+    ArticulatedBody::new(
+        "quaternions",
+        KinematicTree::new(specs).unwrap(),
+        vec![
+            Some(beam(0.8, 0.06)),
+            Some(beam(0.6, 0.04)),
+            Some(cuboid(DVec3::new(0.5, 0.3, 0.2), DVec3::ZERO)),
+        ],
+    )
+    .unwrap()
 }
 
 /// The spatial arm: axes z, y, y; links 1.0, 0.8, 0.6 m.
