@@ -240,14 +240,14 @@ fn quaternion_verdicts_occur() {
     };
     let body = quaternion_bodies();
     let obstacles = thin_obstacles();
-    let mut unit = |next: &mut dyn FnMut() -> f64| -> Vec<f64> {
+    let unit = |next: &mut dyn FnMut() -> f64| -> Vec<f64> {
         let v: Vec<f64> = (0..4).map(|_| next() + 0.05).collect();
         let n = v.iter().map(|x| x * x).sum::<f64>().sqrt();
         v.iter().map(|x| x / n).collect()
     };
     let (mut hits, mut frees) = (0, 0);
     for _ in 0..16 {
-        let mut config = |next: &mut dyn FnMut() -> f64| -> Vec<f64> {
+        let config = |next: &mut dyn FnMut() -> f64| -> Vec<f64> {
             let mut q: Vec<f64> = (0..3).map(|_| 1.5 * next()).collect();
             q.extend(unit(next));
             q.extend(unit(next));
