@@ -46,6 +46,12 @@
 //!   alone would miss it, and one configuration is enough, since a part
 //!   outside a solid somewhere on the segment cannot get inside without
 //!   its surface meeting the solid's, which Lemma 1 excludes.
+//! - *Probe.* A long segment (some link sweeps farther than its bounding
+//!   radius) is first tested for intersecting triangles at `s = ½, ¼, ¾`
+//!   (pairs whose world boxes overlap there): an intersection is a
+//!   certified collision, found for a few overlap tests rather than
+//!   distance bounds for every pair. It only ever finds collisions; the
+//!   guarantee rests on the bisection below.
 //! - *Targeted bounds.* Each distance query knows the bound Lemma 1 needs
 //!   there (at the centre, the larger half's λ plus the pad; at an end or
 //!   a midpoint, what the sub-segments need beyond their other end's
@@ -354,6 +360,9 @@ struct SegmentWork {
     verdict: Verdict,
     /// Pairs counted by the set-up, for the statistics.
     setup: PathStats,
+    /// Some link sweeps farther than its geometry's bounding radius: the
+    /// set-up probes the segment with overlap tests first.
+    long: bool,
     /// η of whole pairs at nodes, `(pair, node) → η` (REFINED variant:
     /// several pairs of leaves of one pair share a midpoint).
     pair_etas: HashMap<(u32, usize), f64>,
@@ -1042,6 +1051,7 @@ impl Scene<'_> {
             extent: 0.0,
             verdict: Verdict::Pending,
             setup: PathStats::default(),
+            long: false,
             pair_etas: HashMap::new(),
         };
         let n0 = self.node(&mut work, 0.0, stats)?;
@@ -1052,6 +1062,11 @@ impl Scene<'_> {
         let mut spheres: Vec<Option<(DVec3, f64)>> = Vec::with_capacity(tree.len());
         let mut extent = 0.0_f64;
         for (i, g) in self.body.links().iter().enumerate() {
+            if let Some(g) = g
+                && lambdas[i] > g.sphere.radius
+            {
+                work.long = true;
+            }
             spheres.push(g.as_ref().map(|g| {
                 let c = work.nodes[n0].poses[i].transform_point3(g.sphere.center);
                 let r = g.sphere.radius + lambdas[i];
@@ -1152,6 +1167,24 @@ impl Scene<'_> {
             self.node(&mut work, sm, &mut stats)?,
             self.node(&mut work, 1.0, &mut stats)?,
         ];
+        // A long segment (some link sweeps farther than its own size) is
+        // first probed for intersecting triangles at its centre and
+        // quarters: an intersection there is a certified collision, found
+        // for the price of a few overlap tests instead of distance bounds
+        // for every pair at both ends. (Containment is left to the tests
+        // below.) Short segments, which rarely collide there, skip it.
+        if work.long {
+            for s in [sm, 0.25, 0.75] {
+                let n = self.node(&mut work, s, &mut stats)?;
+                if let Some(p) = self.probe_at(&work, n, ws, &mut stats)? {
+                    work.verdict = Verdict::Collides(s, p);
+                    stats.pairs = work.setup.pairs;
+                    stats.pairs_after_prepass = work.setup.pairs_after_prepass;
+                    work.setup = stats;
+                    return Ok(work);
+                }
+            }
+        }
         // The world boxes of the links at the centre: a pair whose boxes
         // are farther apart than it needs is proven with no distance query
         // (the meshes lie in their boxes, so no part is inside the other).
@@ -1540,6 +1573,48 @@ impl Scene<'_> {
                 continue;
             }
             if self.overlaps(pair, node, ws, stats)? {
+                return Ok(Some(p));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The first kept pair whose triangles intersect at node `n` (pairs
+    /// whose world boxes are apart there skipped; no containment test).
+    fn probe_at(
+        &self,
+        work: &SegmentWork,
+        n: usize,
+        ws: &mut Workspaces,
+        stats: &mut PathStats,
+    ) -> Result<Option<u32>, BisectionError> {
+        let node = &work.nodes[n];
+        let boxes: Vec<Option<Aabb>> = self
+            .body
+            .links()
+            .iter()
+            .zip(&node.poses)
+            .map(|(g, pose)| g.as_ref().map(|g| world_box(&g.obb, pose)))
+            .collect();
+        for &p in &work.pairs {
+            let pair = self.pairs[p as usize];
+            let other = match pair.other {
+                Object::Link(j) => boxes[j],
+                Object::Obstacle(o) => Some(self.obstacle_boxes[o]),
+            };
+            if let (Some(a), Some(b)) = (boxes[pair.link], other)
+                && !a.overlaps(&b)
+            {
+                continue;
+            }
+            let [(ga, pa), (gb, pb)] = self.posed(pair, node)?;
+            stats.discrete_checks += 1;
+            let a = MeshObject::new(&ga.mesh, &ga.obb_tree, pa)?;
+            let b = MeshObject::new(&gb.mesh, &gb.obb_tree, pb)?;
+            let c = collide(&a, &b, CollideMode::First, &mut ws.collide);
+            stats.bv_tests += c.stats.bv_tests;
+            stats.triangle_tests += c.stats.triangle_tests;
+            if c.colliding {
                 return Ok(Some(p));
             }
         }
