@@ -980,12 +980,13 @@ impl Scene<'_> {
         Ok(containment(&a, &ga.topology, &b, &gb.topology)?.is_some())
     }
 
-    /// The discrete check of a pair: triangles meet, or a part inside a
-    /// closed mesh.
+    /// The discrete check of a pair: triangles meet, or (with
+    /// `containment`) a part inside a closed mesh.
     fn overlaps(
         &self,
         pair: Pair,
         node: &Node,
+        containment: bool,
         ws: &mut Workspaces,
         stats: &mut PathStats,
     ) -> Result<bool, BisectionError> {
@@ -999,7 +1000,7 @@ impl Scene<'_> {
         if c.colliding {
             return Ok(true);
         }
-        self.contained(pair, node, stats)
+        Ok(containment && self.contained(pair, node, stats)?)
     }
 
     /// λ of a pair over the straight segment `qa → qb`.
@@ -1176,7 +1177,7 @@ impl Scene<'_> {
         if work.long {
             for s in [sm, 0.25, 0.75] {
                 let n = self.node(&mut work, s, &mut stats)?;
-                if let Some(p) = self.probe_at(&work, n, ws, &mut stats)? {
+                if let Some(p) = self.discrete_at(&work, n, false, ws, &mut stats)? {
                     work.verdict = Verdict::Collides(s, p);
                     stats.pairs = work.setup.pairs;
                     stats.pairs_after_prepass = work.setup.pairs_after_prepass;
@@ -1535,7 +1536,7 @@ impl Scene<'_> {
         stats: &mut PathStats,
     ) -> Result<Option<(f64, u32)>, BisectionError> {
         let n = self.node(work, s, stats)?;
-        if let Some(p) = self.discrete_at(work, n, ws, stats)? {
+        if let Some(p) = self.discrete_at(work, n, true, ws, stats)? {
             return Ok(Some((s, p)));
         }
         // Fixed resolution visits each midpoint once: keep no nodes.
@@ -1546,10 +1547,13 @@ impl Scene<'_> {
 
     /// The discrete check of every kept pair at node `n`, skipping pairs
     /// whose world boxes are apart there: the first pair that overlaps.
+    /// Without `containment`, only intersecting triangles count (the
+    /// probe of long segments, which leaves containment to the bisection).
     fn discrete_at(
         &self,
         work: &SegmentWork,
         n: usize,
+        containment: bool,
         ws: &mut Workspaces,
         stats: &mut PathStats,
     ) -> Result<Option<u32>, BisectionError> {
@@ -1572,49 +1576,7 @@ impl Scene<'_> {
             {
                 continue;
             }
-            if self.overlaps(pair, node, ws, stats)? {
-                return Ok(Some(p));
-            }
-        }
-        Ok(None)
-    }
-
-    /// The first kept pair whose triangles intersect at node `n` (pairs
-    /// whose world boxes are apart there skipped; no containment test).
-    fn probe_at(
-        &self,
-        work: &SegmentWork,
-        n: usize,
-        ws: &mut Workspaces,
-        stats: &mut PathStats,
-    ) -> Result<Option<u32>, BisectionError> {
-        let node = &work.nodes[n];
-        let boxes: Vec<Option<Aabb>> = self
-            .body
-            .links()
-            .iter()
-            .zip(&node.poses)
-            .map(|(g, pose)| g.as_ref().map(|g| world_box(&g.obb, pose)))
-            .collect();
-        for &p in &work.pairs {
-            let pair = self.pairs[p as usize];
-            let other = match pair.other {
-                Object::Link(j) => boxes[j],
-                Object::Obstacle(o) => Some(self.obstacle_boxes[o]),
-            };
-            if let (Some(a), Some(b)) = (boxes[pair.link], other)
-                && !a.overlaps(&b)
-            {
-                continue;
-            }
-            let [(ga, pa), (gb, pb)] = self.posed(pair, node)?;
-            stats.discrete_checks += 1;
-            let a = MeshObject::new(&ga.mesh, &ga.obb_tree, pa)?;
-            let b = MeshObject::new(&gb.mesh, &gb.obb_tree, pb)?;
-            let c = collide(&a, &b, CollideMode::First, &mut ws.collide);
-            stats.bv_tests += c.stats.bv_tests;
-            stats.triangle_tests += c.stats.triangle_tests;
-            if c.colliding {
+            if self.overlaps(pair, node, containment, ws, stats)? {
                 return Ok(Some(p));
             }
         }
