@@ -22,11 +22,11 @@
 //! - (b) *box*: the robot on a pedestal box (its top face at the base's
 //!   foot, the base–pedestal pair not tested since the base is bolted to
 //!   it and never moves), and a 0.6 m × 0.6 m box beside it, its top face
-//!   `c` below the lowest point, under the circle for about a tenth of
-//!   the turn;
+//!   `c` below the lowest point, under the circle for about an eighth of
+//!   the turn (the 0.73 m circle crosses 0.6 m of it);
 //! - (c) *narrow box*: as (b) with a box 0.15 m wide across the circle
 //!   (its top face still about 8,000 triangles), under it for about a
-//!   fortieth of the turn.
+//!   thirtieth of the turn.
 //!
 //! `c` is measured, not assumed: the lowest vertex of the moving links at
 //! [`POSE`] by forward kinematics, and the obstacle's top face placed `c`
@@ -423,8 +423,8 @@ fn markdown(rows: &[Row], quick: bool, runs: usize) -> String {
         s,
         "The welding robot turns once about its first joint (one segment, `q1` from −π to π) with \
          the torch tip a constant `c` above (a) a floor under the whole turn, (b) a box under about \
-         a tenth of it, (c) a narrower box under about a fortieth; every top face has about 8,000 \
-         triangles. Path clearance `ε`, default budget (1,000,000 queue pops); time is the median \
+         an eighth of it, (c) a narrower box under about a thirtieth; every top face has about \
+         8,000 triangles. Path clearance `ε`, default budget (1,000,000 queue pops); time is the median \
          of {runs} run{} on one thread{}.\n",
         if runs == 1 { "" } else { "s" },
         if quick {
@@ -456,10 +456,34 @@ fn markdown(rows: &[Row], quick: bool, runs: usize) -> String {
     }
     s.push_str(
         "\nThe checker must sample the turn finely wherever the torch is within a few `ε` of a \
-         face: over the whole turn above the floor, over a part of it above the boxes. The work \
-         grows as `ε` and `c − ε` shrink, and falls with the length of the close section, as in \
-         M2 Tables VIII–X: the work concentrates on the critical part of the segment.\n",
+         face: over the whole turn above the floor, over a part of it above the boxes. Every row \
+         should be Free (the clearance is above `ε` everywhere); the work should grow as `ε` \
+         shrinks and fall with the length of the close section, from (a) to (c), as in M2 Tables \
+         VIII–X, where the work concentrates on the critical part of the segment.\n",
     );
+    let wrong: Vec<String> = rows
+        .iter()
+        .filter(|r| r.report.status != PathStatus::Free)
+        .map(|r| {
+            format!(
+                "{} ε = {} c = {:.5} {}: {:?}",
+                r.case.label(),
+                r.eps,
+                r.clearance,
+                variant(r.refined),
+                r.report.status
+            )
+        })
+        .collect();
+    if !wrong.is_empty() {
+        let _ = writeln!(
+            s,
+            "\n**Not Free ({} of {} rows):** {}.",
+            wrong.len(),
+            rows.len(),
+            wrong.join("; ")
+        );
+    }
     s
 }
 
