@@ -16,7 +16,9 @@
 //! answer "free" on a motion the oracle finds touching, or "collides" on
 //! one it proves above twice every clearance.
 
+pub(crate) mod badcases;
 mod options;
+pub(crate) mod planning;
 mod report;
 mod run;
 mod segments;
