@@ -16,9 +16,9 @@
 //! answer "free" on a motion the oracle finds touching, or "collides" on
 //! one it proves above twice every clearance.
 
-pub(crate) mod badcases;
+mod badcases;
 mod options;
-pub(crate) mod planning;
+mod planning;
 mod report;
 mod run;
 mod segments;
@@ -172,6 +172,18 @@ pub(crate) fn bench(o: &BenchOptions) -> Result<()> {
         std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
         let p = out.join("segments.csv");
         std::fs::write(&p, r.csv).with_context(|| format!("writing {}", p.display()))?;
+    }
+    if o.suites.contains(&Suite::BadCases) {
+        let r = badcases::run(&root(), o.quick)?;
+        sections.push(r.markdown);
+        section_json.insert("bad_cases".to_owned(), r.json);
+        section_failures.extend(r.failures);
+    }
+    if o.suites.contains(&Suite::Planning) {
+        let r = planning::run(&root(), o.quick, o.full, o.seed)?;
+        sections.push(r.markdown);
+        section_json.insert("planning".to_owned(), r.json);
+        section_failures.extend(r.failures);
     }
     let peak = peak_rss_kb();
     let header = format!(
