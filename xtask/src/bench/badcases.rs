@@ -42,7 +42,6 @@
 //! `Collides` is wrong and `BudgetExhausted` means the checker gave up on
 //! a case it should decide.
 
-
 use std::fmt::Write as _;
 use std::path::Path;
 use std::sync::Arc;
@@ -500,11 +499,7 @@ mod tests {
     use super::*;
     use armature::geometry::MeshTopology;
 
-    fn root() -> std::path::PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .parent()
-            .map_or_else(|| std::path::PathBuf::from("."), Path::to_path_buf)
-    }
+    use crate::bench::root;
 
     #[test]
     fn slabs_are_closed_outward_boxes() {

@@ -27,7 +27,6 @@
 //! series of one scene a total time limit; a target not reached within
 //! them is reported as "not reached", never extrapolated.
 
-
 use std::fmt::Write as _;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -440,11 +439,7 @@ fn markdown(results: &[SceneResult], mode: &Mode, label: &str, seed: u64) -> Str
 mod tests {
     use super::*;
 
-    fn root() -> std::path::PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .parent()
-            .map_or_else(|| std::path::PathBuf::from("."), Path::to_path_buf)
-    }
+    use crate::bench::root;
 
     /// The study's code path on one scene with a tiny budget (the quick
     /// mode's scene, N = 2, M = 2, a few seconds of series).
