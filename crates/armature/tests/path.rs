@@ -238,7 +238,25 @@ fn batch_answers_are_single_answers_whatever_the_threads() {
     paths.insert(1, paths[0].clone());
     paths.insert(6, paths[5].clone());
     paths.insert(7, paths[5].clone());
-    for pops in [None, Some(4)] {
+    // Most random paths are decided by the set-up of their segments alone
+    // (centre tests, probes); two free ones that need bisection steps make
+    // the small budget below bite.
+    let unlimited = threads(1, None);
+    let needs_steps: Vec<Vec<Vec<f64>>> = self::paths(&scene, 0x5eed, 64, 1)
+        .into_iter()
+        .filter(|p| {
+            let r = unlimited.check_path(&scene, p).expect("runs");
+            r.status == PathStatus::Free && r.stats.queue_pops >= 2
+        })
+        .take(2)
+        .collect();
+    assert_eq!(
+        needs_steps.len(),
+        2,
+        "seeded paths that need bisection steps"
+    );
+    paths.extend(needs_steps);
+    for pops in [None, Some(1)] {
         let one = threads(1, pops);
         let singles: Vec<PathReport> = paths
             .iter()
