@@ -144,7 +144,7 @@ use armature_bvh_geometry::query::{
     containment, distance_rss_rss, greedy_distance, relative_pose,
 };
 use armature_bvh_geometry::{
-    Aabb, ArticulatedBody, Bvh, BvhVolume, DisabledPairs, LinkGeometry, LinkGroups, Obb, Obstacle,
+    Aabb, ArticulatedBody, Bvh, BvhVolume, DisabledPairs, LinkGeometry, LinkGroups, Obstacle,
     RigidMap, Rss,
 };
 use armature_kinematics::{CurveLengthBounds, JointSpaceMotion, KinematicsError};
@@ -379,17 +379,6 @@ impl SegmentWork {
     }
 }
 
-/// A world box holding the OBB `obb` placed by `pose`: `|M A| e` about the
-/// mapped centre, widened by a relative allowance far above the rounding
-/// of these few products (the box only drops pairs that cannot meet).
-fn world_box(obb: &Obb, pose: &DAffine3) -> Aabb {
-    let c = pose.transform_point3(obb.center);
-    let h = (pose.matrix3 * obb.axes).abs() * obb.half_extents;
-    let slack = 1e-9 * (h.element_sum() + c.abs().max_element() + 1.0);
-    let h = h + DVec3::splat(slack);
-    Aabb::new(c - h, c + h)
-}
-
 /// The bits of a segment's end points: the cache key.
 type SegmentKey = (Vec<u64>, Vec<u64>);
 
@@ -531,7 +520,7 @@ impl<'a> PathChecker<'a> {
                 obstacle_poses: obstacles.iter().map(|o| o.pose_at(0.0)).collect(),
                 obstacle_boxes: obstacles
                     .iter()
-                    .map(|o| world_box(&o.geometry().obb, &o.pose_at(0.0)))
+                    .map(|o| o.geometry().obb.world_box(&o.pose_at(0.0)))
                     .collect(),
             },
             ws: Workspaces::default(),
@@ -952,6 +941,27 @@ impl Scene<'_> {
         Ok(eta)
     }
 
+    /// The world boxes of the links' OBBs placed by `poses` (none for a
+    /// link without geometry).
+    fn link_boxes(&self, poses: &[DAffine3]) -> Vec<Option<Aabb>> {
+        self.body
+            .links()
+            .iter()
+            .zip(poses)
+            .map(|(g, pose)| g.as_ref().map(|g| g.obb.world_box(pose)))
+            .collect()
+    }
+
+    /// The boxes of a pair's two objects: the link's and the other link's
+    /// from `boxes`, an obstacle's its static one.
+    fn pair_boxes(&self, pair: Pair, boxes: &[Option<Aabb>]) -> Option<(Aabb, Aabb)> {
+        let other = match pair.other {
+            Object::Link(j) => boxes[j],
+            Object::Obstacle(o) => Some(self.obstacle_boxes[o]),
+        };
+        Some((boxes[pair.link]?, other?))
+    }
+
     /// An upper bound on the distance between the pair's meshes at `node`
     /// (their bounding spheres' centres apart plus both radii, with room
     /// for rounding): a distance query asked to prove more cannot.
@@ -1089,16 +1099,10 @@ impl Scene<'_> {
         // Swept boxes: the world box of the geometry's OBB at `q_a` grown
         // by λ, tighter than the spheres for long or flat parts.
         let boxes: Vec<Option<Aabb>> = self
-            .body
-            .links()
-            .iter()
-            .enumerate()
-            .map(|(i, g)| {
-                g.as_ref().map(|g| {
-                    world_box(&g.obb, &work.nodes[n0].poses[i])
-                        .inflated(lambdas[i] * (1.0 + 1e-9) + PAD * extent)
-                })
-            })
+            .link_boxes(&work.nodes[n0].poses)
+            .into_iter()
+            .zip(&lambdas)
+            .map(|(b, l)| b.map(|b| b.inflated(l * (1.0 + 1e-9) + PAD * extent)))
             .collect();
         for (p, pair) in self.pairs.iter().enumerate() {
             work.setup.pairs += 1;
@@ -1114,11 +1118,7 @@ impl Scene<'_> {
             if ca.distance(cb) > reach {
                 continue;
             }
-            let other_box = match pair.other {
-                Object::Link(j) => boxes[j],
-                Object::Obstacle(o) => Some(self.obstacle_boxes[o]),
-            };
-            if let (Some(a), Some(b)) = (boxes[pair.link], other_box)
+            if let Some((a, b)) = self.pair_boxes(*pair, &boxes)
                 && !a.overlaps(&b)
             {
                 continue;
@@ -1189,13 +1189,7 @@ impl Scene<'_> {
         // The world boxes of the links at the centre: a pair whose boxes
         // are farther apart than it needs is proven with no distance query
         // (the meshes lie in their boxes, so no part is inside the other).
-        let mid_boxes: Vec<Option<Aabb>> = self
-            .body
-            .links()
-            .iter()
-            .zip(&work.nodes[ends[1]].poses)
-            .map(|(g, pose)| g.as_ref().map(|g| world_box(&g.obb, pose)))
-            .collect();
+        let mid_boxes = self.link_boxes(&work.nodes[ends[1]].poses);
         // Pairs the centre alone does not prove: (pair, η_m, λ left, λ
         // right); `η_m` is `None` for a pair whose centre test is hopeless.
         let mut pending: Vec<(u32, Option<f64>, f64, f64)> = Vec::new();
@@ -1208,11 +1202,7 @@ impl Scene<'_> {
             // the whole segment, its ends included, as the ends' own
             // bounds (0 within `ε`) would require.
             let need = left.max(right) + work.pair_pad(p) + eps;
-            let other_box = match pair.other {
-                Object::Link(j) => mid_boxes[j],
-                Object::Obstacle(o) => Some(self.obstacle_boxes[o]),
-            };
-            if let (Some(a), Some(b)) = (mid_boxes[pair.link], other_box)
+            if let Some((a, b)) = self.pair_boxes(pair, &mid_boxes)
                 && a.distance(&b) * (1.0 - BOX_DISTANCE_SLACK) > need
             {
                 continue;
@@ -1558,20 +1548,10 @@ impl Scene<'_> {
         stats: &mut PathStats,
     ) -> Result<Option<u32>, BisectionError> {
         let node = &work.nodes[n];
-        let boxes: Vec<Option<Aabb>> = self
-            .body
-            .links()
-            .iter()
-            .zip(&node.poses)
-            .map(|(g, pose)| g.as_ref().map(|g| world_box(&g.obb, pose)))
-            .collect();
+        let boxes = self.link_boxes(&node.poses);
         for &p in &work.pairs {
             let pair = self.pairs[p as usize];
-            let other = match pair.other {
-                Object::Link(j) => boxes[j],
-                Object::Obstacle(o) => Some(self.obstacle_boxes[o]),
-            };
-            if let (Some(a), Some(b)) = (boxes[pair.link], other)
+            if let Some((a, b)) = self.pair_boxes(pair, &boxes)
                 && !a.overlaps(&b)
             {
                 continue;

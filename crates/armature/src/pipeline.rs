@@ -711,17 +711,11 @@ struct Posed<'a> {
 }
 
 fn posed(g: &LinkGeometry, pose: DAffine3) -> Posed<'_> {
-    // The world box of the posed OBB: |M A| e about the mapped centre,
-    // widened by a relative allowance far above the rounding of these few
-    // products (the box only culls; the mesh queries decide).
-    let c = pose.transform_point3(g.obb.center);
-    let h = (pose.matrix3 * g.obb.axes).abs() * g.obb.half_extents;
-    let slack = 1e-9 * (h.element_sum() + c.abs().max_element() + 1.0);
-    let h = h + DVec3::splat(slack);
+    // The box only culls; the mesh queries decide.
     Posed {
         geometry: g,
         pose,
-        aabb: Aabb::new(c - h, c + h),
+        aabb: g.obb.world_box(&pose),
     }
 }
 

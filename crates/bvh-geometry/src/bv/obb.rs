@@ -21,6 +21,19 @@ pub struct Obb {
 }
 
 impl Obb {
+    /// A world box holding the box placed by `pose` (a rigid motion):
+    /// `|M A| e` about the mapped centre, widened by a relative allowance
+    /// far above the rounding of these few products. For culling: the
+    /// placed box, and so its mesh, lies inside.
+    #[must_use]
+    pub fn world_box(&self, pose: &DAffine3) -> Aabb {
+        let c = pose.transform_point3(self.center);
+        let h = (pose.matrix3 * self.axes).abs() * self.half_extents;
+        let slack = 1e-9 * (h.element_sum() + c.abs().max_element() + 1.0);
+        let h = h + DVec3::splat(slack);
+        Aabb::new(c - h, c + h)
+    }
+
     /// A box from its parts; `axes` are taken as given (they must be
     /// orthonormal, see the type's invariant).
     #[must_use]
@@ -204,5 +217,34 @@ impl From<Aabb> for Obb {
             DVec3::new(up(0), up(1), up(2))
         };
         Self::new(c, DMat3::IDENTITY, e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every corner of a placed box, and so every point of it, lies in its
+    /// world box, which is no larger than the box's reach.
+    #[test]
+    fn world_box_holds_the_placed_box() {
+        let obb = Obb::from_points(&[
+            DVec3::new(0.0, 0.0, 0.0),
+            DVec3::new(2.0, 0.1, 0.0),
+            DVec3::new(0.3, 1.0, 0.2),
+            DVec3::new(1.0, 0.5, 0.7),
+        ])
+        .expect("a box");
+        for k in 0..16 {
+            let a = f64::from(k) * 0.41;
+            let pose = DAffine3::from_translation(DVec3::new(3.0, -1.0, 0.5 * a))
+                * DAffine3::from_axis_angle(DVec3::new(1.0, a, 0.3).normalize(), a);
+            let b = obb.world_box(&pose);
+            for c in obb.corners() {
+                assert!(b.contains_point(pose.transform_point3(c)), "pose {k}");
+            }
+            let reach = obb.half_extents.length() * 2.0 + 1e-6;
+            assert!(b.half_extents().length() <= reach * 3f64.sqrt(), "pose {k}");
+        }
     }
 }
