@@ -197,16 +197,16 @@ fn prepass_and_shared_kinematics() {
     assert_eq!(r.status, PathStatus::Free);
     assert_eq!(r.stats.pairs, 10);
     assert!(r.stats.pairs_after_prepass < r.stats.pairs, "{:?}", r.stats);
-    // Into the rod, which the probes at the centre and quarters miss:
-    // bisection, with far fewer kinematics evaluations than pairs ×
-    // configurations.
-    let r = c.check_segment(&[0.0, 0.0, 0.0], &[1.2, 0.0, 0.0]).unwrap();
+    // Into the rod, between the probes: bisection, with far fewer
+    // kinematics evaluations than pairs × configurations.
+    let (qa, qb) = common::ROD_TURN;
+    common::probes_miss(&body, &obstacles, &qa, &qb);
+    let r = c.check_segment(&qa, &qb).unwrap();
     assert_eq!(r.status, PathStatus::Collides);
     assert!(r.stats.queue_pops > 0, "{:?}", r.stats);
-    // The ends, the centre and the quarters, then at most one
-    // configuration per pop.
+    // The ends and the 31 probes, then at most one configuration per pop.
     assert!(
-        r.stats.forward_kinematics <= r.stats.queue_pops + 5,
+        r.stats.forward_kinematics <= r.stats.queue_pops + 33,
         "{:?}",
         r.stats
     );
@@ -245,11 +245,12 @@ fn refined_variant_agrees_and_splits_volumes() {
         .unwrap();
     assert_eq!(coarse.status, PathStatus::Collides);
 
-    // A sweep into the rod, in collision at none of the probes (centre
-    // and quarters), so the collision is searched for.
+    // A sweep into the rod, in collision at none of the probes, so the
+    // collision is searched for.
     let arm = arm();
     let obstacles = thin_obstacles();
-    let (qa, qb) = ([0.0, 0.0, 0.0], [1.2, 0.0, 0.0]);
+    let (qa, qb) = common::ROD_TURN;
+    common::probes_miss(&arm, &obstacles, &qa, &qb);
     let k = first_colliding_sample(&arm, &obstacles, true, &qa, &qb).unwrap();
     let r = checker(&arm, &obstacles, &refined.with_locate_first_collision(true))
         .check_segment(&qa, &qb)

@@ -127,15 +127,15 @@ proptest! {
     }
 }
 
-/// The arm turning into the rod, in collision at none of the probes
-/// (centre and quarters), needs pops: no budget at all leaves it
-/// undecided, and the undecided work resumes from the cache.
+/// The arm turning into the rod, in collision at none of the probes,
+/// needs pops: no budget at all leaves it undecided, and the undecided
+/// work resumes from the cache.
 #[test]
 fn zero_budget_is_exhausted_and_resumes() {
     let body = arm();
     let obstacles = thin_obstacles();
-    let (qa, qb) = ([0.0, 0.0, 0.0], [1.2, 0.0, 0.0]);
-    assert!(first_colliding_sample(&body, &obstacles, true, &qa, &qb).is_some());
+    let (qa, qb) = common::ROD_TURN;
+    common::probes_miss(&body, &obstacles, &qa, &qb);
     let none = CheckOptions::default().with_max_queue_pops(0);
     let mut checker = PathChecker::new(&body, &obstacles, &DisabledPairs::new(), &none).unwrap();
     let r = checker.check_segment(&qa, &qb).unwrap();

@@ -10,8 +10,14 @@
 //!
 //! ```text
 //! cargo run --release -p armature --example path_profile -- \
-//!     data/scenes/puma_pipes.ron 1 400 [both|adaptive|sample] [refined]
+//!     data/scenes/puma_pipes.ron 1 400 [both|adaptive|sample|colliding|free] [refined]
 //! ```
+//!
+//! `colliding` and `free` time adaptive bisection alone on the motions it
+//! answers colliding, or free (decided in an untimed first pass); under
+//! `valgrind --tool=callgrind --collect-atstart=no
+//! --toggle-collect='path_profile::timed_check'` only the timed checks
+//! are counted (`path_profile::sampled_hit` counts the sampling).
 //!
 //! `uniform` in place of the angle draws both ends uniformly (collision-free),
 //! the random segments of the segment suite.
@@ -19,7 +25,7 @@
 use std::process::ExitCode;
 use std::time::Instant;
 
-use armature::{Error, PathStats, PathStatus, Pipeline, Scene};
+use armature::{Error, PathReport, PathStats, PathStatus, Pipeline, PreparedPaths, Scene};
 
 fn main() -> ExitCode {
     match run() {
@@ -50,11 +56,42 @@ fn median(v: &mut [f64]) -> f64 {
     v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
+/// The timed adaptive check (not inlined: a profiler's collection target,
+/// `--toggle-collect='path_profile::timed_check'`).
+#[inline(never)]
+fn timed_check(paths: &mut PreparedPaths, q0: &[f64], q1: &[f64]) -> Result<PathReport, Error> {
+    paths.check_path(&[q0, q1])
+}
+
+/// Samples the motion every degree (both ends included); `true` at the
+/// first colliding sample.
+fn sampled_hit(pipeline: &Pipeline, scene: &Scene, q0: &[f64], q1: &[f64]) -> Result<bool, Error> {
+    let span = q0
+        .iter()
+        .zip(q1)
+        .map(|(a, b)| (b - a).abs())
+        .fold(0.0, f64::max);
+    let steps = ((span / 1f64.to_radians()).ceil() as usize).max(1);
+    let mut q = vec![0.0; q0.len()];
+    for k in 0..=steps {
+        let t = k as f64 / steps as f64;
+        for (i, v) in q.iter_mut().enumerate() {
+            *v = q0[i] + t * (q1[i] - q0[i]);
+        }
+        if pipeline.collides(scene, &q)? {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
 fn run() -> Result<(), Error> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let usage = || Error::Configuration {
         which: "arguments".to_owned(),
-        message: "expected: SCENE THETA_DEG N [both|adaptive|sample] [refined]".to_owned(),
+        message:
+            "expected: SCENE THETA_DEG|uniform N [both|adaptive|sample|colliding|free] [refined]"
+                .to_owned(),
     };
     let (Some(path), Some(theta), Some(n)) = (args.first(), args.get(1), args.get(2)) else {
         return Err(usage());
@@ -86,7 +123,7 @@ fn run() -> Result<(), Error> {
         })
         .collect();
     let mut rng = Rng(7);
-    let mut motions = Vec::with_capacity(n);
+    let mut motions: Vec<(Vec<f64>, Vec<f64>)> = Vec::with_capacity(n);
     while motions.len() < n {
         let q0: Vec<f64> = limits.iter().map(|&(a, b)| rng.uniform(a, b)).collect();
         if pipeline.collides(&scene, &q0)? {
@@ -108,16 +145,37 @@ fn run() -> Result<(), Error> {
         motions.push((q0, q1));
     }
     let mut paths = pipeline.prepare_paths(&scene)?;
+    // `colliding` / `free`: keep only the motions adaptive bisection
+    // answers that way (decided untimed, outside `timed_check`).
+    if matches!(mode, "colliding" | "free") {
+        let want = if mode == "colliding" {
+            PathStatus::Collides
+        } else {
+            PathStatus::Free
+        };
+        let mut kept = Vec::new();
+        for (q0, q1) in motions {
+            paths.clear_cache();
+            if paths.check_path(&[&q0, &q1])?.status == want {
+                kept.push((q0, q1));
+            }
+        }
+        motions = kept;
+    }
+    let mode = if matches!(mode, "colliding" | "free") {
+        "adaptive"
+    } else {
+        mode
+    };
     let (mut adaptive, mut sampled) = (Vec::new(), Vec::new());
     // Per free segment: (adaptive ms, sampling ms, GREEDY-DIST calls).
     let mut free_rows: Vec<(f64, f64, u64)> = Vec::new();
     let (mut free, mut stats) = (0usize, PathStats::default());
-    let mut q = vec![0.0; scene.nq()];
     for (q0, q1) in &motions {
         if mode != "sample" {
             paths.clear_cache();
             let start = Instant::now();
-            let r = paths.check_path(&[q0, q1])?;
+            let r = timed_check(&mut paths, q0, q1)?;
             adaptive.push(start.elapsed().as_secs_f64() * 1e3);
             free += usize::from(r.status == PathStatus::Free);
             if r.status == PathStatus::Free {
@@ -136,21 +194,7 @@ fn run() -> Result<(), Error> {
         }
         if mode != "adaptive" {
             let start = Instant::now();
-            let span = q0
-                .iter()
-                .zip(q1)
-                .map(|(a, b)| (b - a).abs())
-                .fold(0.0, f64::max);
-            let steps = ((span / 1f64.to_radians()).ceil() as usize).max(1);
-            for k in 0..=steps {
-                let t = k as f64 / steps as f64;
-                for (i, v) in q.iter_mut().enumerate() {
-                    *v = q0[i] + t * (q1[i] - q0[i]);
-                }
-                if pipeline.collides(&scene, &q)? {
-                    break;
-                }
-            }
+            sampled_hit(&pipeline, &scene, q0, q1)?;
             sampled.push(start.elapsed().as_secs_f64() * 1e3);
             if let Some(row) = free_rows.last_mut()
                 && row.1.is_nan()
@@ -159,7 +203,7 @@ fn run() -> Result<(), Error> {
             }
         }
     }
-    let per = |v: u64| v as f64 / n as f64;
+    let per = |v: u64| v as f64 / motions.len().max(1) as f64;
     if !adaptive.is_empty() {
         println!(
             "adaptive: median {:.4} ms, {free}/{n} free; per query {:.1} pairs, {:.1} after pre-pass, {:.1} GREEDY-DIST calls, {:.1} discrete checks, {:.1} pops, {:.1} forward kinematics",

@@ -242,6 +242,31 @@ pub fn collides_at(
     false
 }
 
+/// A turn of [`arm`] about its first joint into the rod of
+/// [`thin_obstacles`] whose collision lies between the probed
+/// configurations of the checker's set-up (`s = k / 32`): finding it
+/// takes bisection steps. [`probes_miss`] checks it.
+pub const ROD_TURN: ([f64; 3], [f64; 3]) = ([-0.6, 0.0, 0.0], [3.4, 0.0, 0.0]);
+
+/// Asserts that the segment `qa → qb` collides at some sample and at none
+/// of the set-up's probes (`s = k / 32`, the most the checker probes).
+pub fn probes_miss(body: &ArticulatedBody, obstacles: &[Obstacle], qa: &[f64], qb: &[f64]) {
+    assert!(
+        first_colliding_sample(body, obstacles, true, qa, qb).is_some(),
+        "the segment must collide"
+    );
+    let tree = body.tree();
+    let motion = JointSpaceMotion::new(tree, qa, qb).unwrap();
+    let mut q = vec![0.0; tree.nq()];
+    for k in 1..32 {
+        motion.config_at(tree, f64::from(k) / 32.0, &mut q).unwrap();
+        assert!(
+            !collides_at(body, obstacles, true, &q),
+            "probe {k}/32 collides"
+        );
+    }
+}
+
 /// The index `k` of the first colliding sample `s = k / SAMPLES` of the
 /// segment `qa → qb`, if any.
 pub fn first_colliding_sample(
