@@ -66,23 +66,9 @@ fn timed_check(paths: &mut PreparedPaths, q0: &[f64], q1: &[f64]) -> Result<Path
 /// Samples the motion every degree (both ends included); `true` at the
 /// first colliding sample.
 fn sampled_hit(pipeline: &Pipeline, scene: &Scene, q0: &[f64], q1: &[f64]) -> Result<bool, Error> {
-    let span = q0
-        .iter()
-        .zip(q1)
-        .map(|(a, b)| (b - a).abs())
-        .fold(0.0, f64::max);
-    let steps = ((span / 1f64.to_radians()).ceil() as usize).max(1);
-    let mut q = vec![0.0; q0.len()];
-    for k in 0..=steps {
-        let t = k as f64 / steps as f64;
-        for (i, v) in q.iter_mut().enumerate() {
-            *v = q0[i] + t * (q1[i] - q0[i]);
-        }
-        if pipeline.collides(scene, &q)? {
-            return Ok(true);
-        }
-    }
-    Ok(false)
+    Ok(pipeline
+        .sample_segment(scene, q0, q1, 1f64.to_radians())?
+        .is_some())
 }
 
 fn run() -> Result<(), Error> {

@@ -421,6 +421,60 @@ impl Pipeline {
         Ok(check(scene, q, false)?.colliding)
     }
 
+    /// Fixed-resolution sampling of the straight segment `q0 → q1`, the
+    /// check most planners run today: [`Pipeline::collides`] at
+    /// `n + 1` evenly spaced configurations (both ends included), `n` the
+    /// largest joint change divided by `resolution`, rounded up (at least
+    /// 1); the parameter `s ∈ [0, 1]` of the first colliding sample, or
+    /// `None`. It certifies nothing between the samples
+    /// ([`Pipeline::check_path`] does).
+    ///
+    /// # Errors
+    /// [`Error::Configuration`] (`resolution`) unless `resolution` is
+    /// positive and finite, (`config`) for configurations of the wrong
+    /// length or not finite; as [`Pipeline::check`] otherwise.
+    pub fn sample_segment(
+        &self,
+        scene: &Scene,
+        q0: &[f64],
+        q1: &[f64],
+        resolution: f64,
+    ) -> Result<Option<f64>, Error> {
+        if !(resolution.is_finite() && resolution > 0.0) {
+            return Err(Error::Configuration {
+                which: "resolution".to_owned(),
+                message: format!("must be positive and finite, got {resolution}"),
+            });
+        }
+        if q0.len() != q1.len() || q0.iter().chain(q1).any(|v| !v.is_finite()) {
+            return Err(Error::Configuration {
+                which: "config".to_owned(),
+                message: format!(
+                    "the segment's ends must be finite and of one length, got {} and {} values",
+                    q0.len(),
+                    q1.len()
+                ),
+            });
+        }
+        let span = q0
+            .iter()
+            .zip(q1)
+            .map(|(a, b)| (b - a).abs())
+            .fold(0.0, f64::max);
+        let steps = ((span / resolution).ceil() as usize).max(1);
+        let mut q = vec![0.0; q0.len()];
+        for k in 0..=steps {
+            let s = k as f64 / steps as f64;
+            for (v, (a, b)) in q.iter_mut().zip(q0.iter().zip(q1)) {
+                *v = a + s * (b - a);
+            }
+            if self.collides(scene, &q)? {
+                return Ok(Some(s));
+            }
+        }
+        Ok(None)
+    }
+
     /// The path clearance `ε` ([`PipelineBuilder::path_clearance`]).
     #[must_use]
     pub const fn path_clearance(&self) -> f64 {

@@ -219,6 +219,54 @@ fn the_certified_prefix_holds_no_colliding_sample() {
     assert!(checked[0] > 0 && checked[1] > 0, "{checked:?}");
 }
 
+/// Sampling, the uncertified baseline: its first colliding sample does
+/// collide and every sample before it is free; the certified prefix of
+/// the same segment ends no later; a free path is free at every sample;
+/// bad arguments are errors naming them.
+#[test]
+fn sampling_finds_what_it_samples_and_certifies_nothing_more() {
+    let scene = fixture("single.ron");
+    let pipeline = pipeline();
+    let (q0, q1) = ([-0.3, 0.0, 0.0], [0.6, -1.0, 0.0]);
+    // The largest joint change is 1.0: 64 steps.
+    let resolution = 1.0 / 64.0;
+    let s = pipeline
+        .sample_segment(&scene, &q0, &q1, resolution)
+        .expect("samples")
+        .expect("the end is in the crate");
+    let k = (s * 64.0).round();
+    assert!((s - k / 64.0).abs() < 1e-12, "{s}");
+    let at = |s: f64| -> Vec<f64> { q0.iter().zip(&q1).map(|(a, b)| a + s * (b - a)).collect() };
+    assert!(pipeline.collides(&scene, &at(s)).expect("check"));
+    for j in 0..k as usize {
+        let q = at(j as f64 / 64.0);
+        assert!(!pipeline.collides(&scene, &q).expect("check"), "{j}");
+    }
+    let r = pipeline.check_path(&scene, &[q0, q1]).expect("runs");
+    assert_eq!(r.status, PathStatus::Collides);
+    assert!(r.certified_free_prefix.1 <= s);
+    assert_eq!(
+        pipeline
+            .sample_segment(&scene, &[0.0, 0.0, 0.0], &[-0.5, 0.0, 0.0], resolution)
+            .expect("samples"),
+        None
+    );
+    for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+        let e = pipeline
+            .sample_segment(&scene, &q0, &q1, bad)
+            .expect_err("rejected");
+        assert_eq!(which(&e), "resolution", "{bad}");
+    }
+    let e = pipeline
+        .sample_segment(&scene, &q0, &[0.0, f64::NAN, 0.0], resolution)
+        .expect_err("rejected");
+    assert_eq!(which(&e), "config");
+    let e = pipeline
+        .sample_segment(&scene, &q0, &[0.0, 0.0], resolution)
+        .expect_err("rejected");
+    assert_eq!(which(&e), "config");
+}
+
 fn threads(n: usize, pops: Option<u64>) -> Pipeline {
     let b = Pipeline::builder().threads(n);
     match pops {

@@ -217,9 +217,8 @@ pub(crate) fn queries(
     Ok(out)
 }
 
-/// Fixed-resolution sampling of the motion: a discrete check every
-/// `resolution` radians of the largest joint change (both ends included),
-/// stopping at the first colliding sample.
+/// Fixed-resolution sampling of the motion
+/// ([`Pipeline::sample_segment`]): whether some sample collides.
 fn sample(
     scene: &Scene,
     pipeline: &Pipeline,
@@ -227,23 +226,9 @@ fn sample(
     q1: &[f64],
     resolution: f64,
 ) -> Result<bool> {
-    let span = q0
-        .iter()
-        .zip(q1)
-        .map(|(a, b)| (b - a).abs())
-        .fold(0.0, f64::max);
-    let steps = ((span / resolution).ceil() as usize).max(1);
-    let mut q = vec![0.0; q0.len()];
-    for k in 0..=steps {
-        let t = k as f64 / steps as f64;
-        for (i, v) in q.iter_mut().enumerate() {
-            *v = q0[i] + t * (q1[i] - q0[i]);
-        }
-        if pipeline.collides(scene, &q)? {
-            return Ok(true);
-        }
-    }
-    Ok(false)
+    Ok(pipeline
+        .sample_segment(scene, q0, q1, resolution)?
+        .is_some())
 }
 
 fn millis(start: Instant) -> f64 {
