@@ -573,6 +573,53 @@ impl<'a> PathChecker<'a> {
         self.check_path(&[qa, qb])
     }
 
+    /// The path queue (M2 §II.D) over the segments `works[slot[k]]`: pops
+    /// the segment with the top entry until every segment before the
+    /// first colliding one is decided or the budget is spent.
+    fn pop_path(
+        &mut self,
+        works: &mut [(SegmentKey, SegmentWork)],
+        slot: &[usize],
+        stats: &mut PathStats,
+    ) -> Result<(), BisectionError> {
+        let n = slot.len();
+        let mut limit = (0..n)
+            .find(|&k| matches!(works[slot[k]].1.verdict, Verdict::Collides(..)))
+            .unwrap_or(n);
+        let mut path_queue: BinaryHeap<(TopKey, Reverse<usize>)> = (0..limit)
+            .filter_map(|k| {
+                let w = &works[slot[k]].1;
+                (w.verdict == Verdict::Pending)
+                    .then(|| w.queue.peek().map(|e| (TopKey(e.key), Reverse(k))))
+                    .flatten()
+            })
+            .collect();
+        let budget = self.scene.options.max_queue_pops;
+        while let Some((_, Reverse(k))) = path_queue.pop() {
+            if k >= limit {
+                continue;
+            }
+            let work = &mut works[slot[k]].1;
+            if work.verdict != Verdict::Pending {
+                continue;
+            }
+            if stats.queue_pops >= budget {
+                break;
+            }
+            self.scene.pop_one(work, &mut self.ws, stats)?;
+            match work.verdict {
+                Verdict::Collides(..) => limit = k,
+                Verdict::Pending => {
+                    if let Some(e) = work.queue.peek() {
+                        path_queue.push((TopKey(e.key), Reverse(k)));
+                    }
+                }
+                Verdict::Free | Verdict::Stuck => {}
+            }
+        }
+        Ok(())
+    }
+
     /// Whether the path through `waypoints` (segment `k` from waypoint `k`
     /// to `k + 1`) is collision-free, by adaptive bisection with cached
     /// per-segment queues; see the [module docs](self).
@@ -592,78 +639,65 @@ impl<'a> PathChecker<'a> {
             .map(|k| key_of(waypoints[k].as_ref(), waypoints[k + 1].as_ref()))
             .collect();
         let mut stats = PathStats::default();
-        for k in 0..n {
-            if self.cache.contains_key(&keys[k]) {
+        // The path's segment works leave the cache for the query (one per
+        // distinct key; `slot[k]` names segment k's), so that a pop does
+        // not hash a key of every joint value; they go back below, an
+        // error included. Segments not cached are set up here.
+        let mut works: Vec<(SegmentKey, SegmentWork)> = Vec::new();
+        let mut slot = Vec::with_capacity(n);
+        let mut set_up = Ok(());
+        for (k, key) in keys.iter().enumerate() {
+            if let Some(i) = works.iter().position(|(w, _)| w == key) {
                 stats.segments_from_cache += 1;
+                slot.push(i);
                 continue;
             }
-            let work = self.scene.set_up(
-                waypoints[k].as_ref(),
-                waypoints[k + 1].as_ref(),
-                &mut self.ws,
-            )?;
-            stats.add(&work.setup);
-            self.cache.insert(keys[k].clone(), work);
-        }
-
-        let verdict = |cache: &HashMap<SegmentKey, SegmentWork>, k: usize| cache[&keys[k]].verdict;
-        let mut limit = (0..n)
-            .find(|&k| matches!(verdict(&self.cache, k), Verdict::Collides(..)))
-            .unwrap_or(n);
-        let mut path_queue: BinaryHeap<(TopKey, Reverse<usize>)> = (0..limit)
-            .filter_map(|k| {
-                let w = &self.cache[&keys[k]];
-                (w.verdict == Verdict::Pending)
-                    .then(|| w.queue.peek().map(|e| (TopKey(e.key), Reverse(k))))
-                    .flatten()
-            })
-            .collect();
-        let budget = self.scene.options.max_queue_pops;
-        while let Some((_, Reverse(k))) = path_queue.pop() {
-            if k >= limit {
-                continue;
-            }
-            let Some(work) = self.cache.get_mut(&keys[k]) else {
-                continue;
-            };
-            if work.verdict != Verdict::Pending {
-                continue;
-            }
-            if stats.queue_pops >= budget {
-                break;
-            }
-            self.scene.pop_one(work, &mut self.ws, &mut stats)?;
-            match work.verdict {
-                Verdict::Collides(..) => limit = k,
-                Verdict::Pending => {
-                    if let Some(e) = work.queue.peek() {
-                        path_queue.push((TopKey(e.key), Reverse(k)));
-                    }
+            let work = match self.cache.remove(key) {
+                Some(w) => {
+                    stats.segments_from_cache += 1;
+                    w
                 }
-                Verdict::Free | Verdict::Stuck => {}
-            }
+                None => match self.scene.set_up(
+                    waypoints[k].as_ref(),
+                    waypoints[k + 1].as_ref(),
+                    &mut self.ws,
+                ) {
+                    Ok(w) => {
+                        stats.add(&w.setup);
+                        w
+                    }
+                    Err(e) => {
+                        set_up = Err(e);
+                        break;
+                    }
+                },
+            };
+            slot.push(works.len());
+            works.push((key.clone(), work));
         }
-        // Decided segments drop their scratch; pending ones keep it.
-        for key in &keys {
-            if let Some(w) = self.cache.get_mut(key)
-                && !matches!(w.verdict, Verdict::Pending | Verdict::Stuck)
-            {
+        let popped = set_up.and_then(|()| self.pop_path(&mut works, &slot, &mut stats));
+        for (_, w) in &mut works {
+            // Decided segments drop their scratch; pending ones keep it.
+            if !matches!(w.verdict, Verdict::Pending | Verdict::Stuck) {
                 w.queue = BinaryHeap::new();
                 w.nodes = Vec::new();
                 w.index = HashMap::new();
                 w.pair_etas = HashMap::new();
             }
         }
+        let verdicts: Vec<Verdict> = slot.iter().map(|&i| works[i].1.verdict).collect();
+        self.cache.extend(works);
+        popped?;
+        let verdict = |k: usize| verdicts[k];
 
-        let first_colliding =
-            (0..n).find(|&k| matches!(verdict(&self.cache, k), Verdict::Collides(..)));
-        let undecided = (0..n).find(|&k| verdict(&self.cache, k) != Verdict::Free);
+        let first_colliding = (0..n).find(|&k| matches!(verdict(k), Verdict::Collides(..)));
+        let undecided = (0..n).find(|&k| verdict(k) != Verdict::Free);
         let status = match (first_colliding, undecided) {
             (Some(_), _) => PathStatus::Collides,
             (None, Some(_)) => PathStatus::BudgetExhausted,
             (None, None) => PathStatus::Free,
         };
-        let collision = first_colliding.and_then(|k| match verdict(&self.cache, k) {
+        let collision = first_colliding.and_then(|k| match verdict(k) {
             Verdict::Collides(s, p) => {
                 let pair = self.scene.pairs[p as usize];
                 Some(CollisionAt {
