@@ -6,8 +6,13 @@
 //! at `q0`, fixed-resolution sampling at 1° and 0.1°, the adaptive
 //! bisection of M2 on the path `[q0, q1]`), then check every answer with
 //! the brute-force oracle on all cores. Reports go to
-//! `target/bench-report/` (`report.md`, `queries.csv`, `summary.json`, one
-//! SVG plot per scene); the markdown also goes to stdout. The oracle
+//! `target/bench-report/` (`report.md`, `queries.csv`, `summary.json`, per
+//! scene an SVG plot of the medians against θmax, `SCENE.svg`, and per
+//! scene and θmax one of the distribution of query times,
+//! `SCENE_θdeg_times.svg`, both drawn with `plotters`); the markdown also
+//! goes to stdout. Each scene and θmax also reports the continuous query's
+//! tails (p90, p99, max), its answers that ran out of budget and its batch
+//! throughput on one thread and on every core. The oracle
 //! judges the clearance contract with the pipeline's own threshold δ (at
 //! resolution δ_o = δ), in its independent mode unless `--oracle` says
 //! otherwise. Any defect (a missed violation, a late time of contact, a
@@ -19,6 +24,7 @@
 mod badcases;
 mod options;
 mod planning;
+mod plots;
 mod report;
 mod run;
 mod segments;
@@ -64,6 +70,7 @@ pub(crate) fn bench(o: &BenchOptions) -> Result<()> {
     let pipeline = Pipeline::builder().build()?;
     let mut summaries = Vec::new();
     let mut csv = String::new();
+    let mut plots_out: Vec<(String, String)> = Vec::new();
     let motion_scenes: &[String] = if o.suites.contains(&Suite::Motions) {
         &o.scenes
     } else {
@@ -105,7 +112,12 @@ pub(crate) fn bench(o: &BenchOptions) -> Result<()> {
                     f.as_secs_f64()
                 ))
             );
-            let s = Summary::new(name, angle, &results);
+            let mut s = Summary::new(name, angle, &results);
+            s.throughput = Some(run::batch_throughput(&scene, &results)?);
+            plots_out.push((
+                format!("{name}_{angle}deg_times.svg"),
+                plots::distribution(name, angle, &results)?,
+            ));
             eprintln!(
                 "{label}: median {:.3} ms, {:.0} % colliding, {} missed, {} late; adaptive bisection median {:.3} ms, {} missed",
                 s.ccd[0],
@@ -254,7 +266,10 @@ pub(crate) fn bench(o: &BenchOptions) -> Result<()> {
     write("summary.json", &serde_json::to_string_pretty(&summary)?)?;
     for name in motion_scenes {
         let rows: Vec<&Summary> = summaries.iter().filter(|s| &s.scene == name).collect();
-        write(&format!("{name}.svg"), &report::svg(name, &rows))?;
+        write(&format!("{name}.svg"), &plots::medians(name, &rows)?)?;
+    }
+    for (file, svg) in &plots_out {
+        write(file, svg)?;
     }
     eprintln!("report written to {}", out.display());
     let failures: usize = summaries.iter().map(Summary::failures).sum();

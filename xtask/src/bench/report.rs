@@ -1,10 +1,11 @@
-//! Summaries, markdown tables, CSV, JSON and SVG plots of a run.
+//! Summaries, markdown tables, CSV and JSON of a run (the plots are in
+//! `plots`).
 
 use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
-use armature::PathStatus;
+use armature::{CcdStatus, PathStatus};
 
 use super::run::{OracleVerdict, PathJudgement, QueryResult};
 
@@ -69,6 +70,17 @@ pub(crate) struct Summary {
     pub(crate) ccd: [f64; 3],
     /// Mean ms of the continuous query.
     pub(crate) ccd_mean: f64,
+    /// Continuous query ms over all queries: median, p90, p99, max.
+    pub(crate) ccd_spread: [f64; 4],
+    /// p99 ms of the continuous query: COL, NO-COL.
+    pub(crate) ccd_p99: [f64; 2],
+    /// Continuous answers "may collide" because the iteration budget ran
+    /// out.
+    pub(crate) budget_exhausted: usize,
+    /// Batch throughput of the continuous query (queries per second) on one
+    /// thread and on every core, and the core count; `None` when not
+    /// measured.
+    pub(crate) throughput: Option<([f64; 2], usize)>,
     /// Median ms per stage (spatial, temporal, advance) over all queries.
     pub(crate) stages: [f64; 3],
     /// Mean % of pairs culled spatially, and temporally of the rest.
@@ -79,6 +91,8 @@ pub(crate) struct Summary {
     pub(crate) discrete: f64,
     /// Sampling at 1°: median ms and misses.
     pub(crate) sample_1: (f64, usize),
+    /// Sampling at 1° ms: median, p90, p99, max.
+    pub(crate) sample_1_spread: [f64; 4],
     /// Sampling at 0.1°: median ms and misses.
     pub(crate) sample_01: (f64, usize),
     /// Oracle findings: missed, late, false alarms, grazes, inconclusive.
@@ -144,6 +158,10 @@ impl Summary {
             oracle_colliding: frac(count(&|r| matches!(r.verdict, OracleVerdict::Collides(_)))),
             ccd: [median(&all), median(&col), median(&free)],
             ccd_mean: mean(&all),
+            ccd_spread: spread(&all),
+            ccd_p99: [quantile(&col, 0.99), quantile(&free, 0.99)],
+            budget_exhausted: count(&|r| r.report.status == CcdStatus::BudgetExhausted),
+            throughput: None,
             stages: [
                 stage(&|r| ms(r.report.stats.spatial_time)),
                 stage(&|r| ms(r.report.stats.temporal_time)),
@@ -184,6 +202,7 @@ impl Summary {
                 median(&results.iter().map(|r| r.sample_1.0).collect::<Vec<_>>()),
                 count(&|r| r.baseline_missed(r.sample_1.1)),
             ),
+            sample_1_spread: spread(&results.iter().map(|r| r.sample_1.0).collect::<Vec<_>>()),
             sample_01: (
                 median(&results.iter().map(|r| r.sample_01.0).collect::<Vec<_>>()),
                 count(&|r| r.baseline_missed(r.sample_01.1)),
@@ -244,11 +263,18 @@ impl Summary {
             "ccd_median_ms_col": nan_null(self.ccd[1]),
             "ccd_median_ms_nocol": nan_null(self.ccd[2]),
             "ccd_mean_ms": self.ccd_mean,
+            "ccd_ms": spread_json(self.ccd_spread),
+            "ccd_p99_ms_col": nan_null(self.ccd_p99[0]),
+            "ccd_p99_ms_nocol": nan_null(self.ccd_p99[1]),
+            "ccd_p99_over_median": nan_null(self.ccd_spread[2] / self.ccd_spread[0]),
+            "budget_exhausted": self.budget_exhausted,
+            "budget_exhausted_fraction": if self.n == 0 { 0.0 } else { self.budget_exhausted as f64 / self.n as f64 },
+            "batch_queries_per_s": self.throughput.map(|([one, all], cores)| json!({"one_thread": one, "all_cores": all, "cores": cores})),
             "stage_median_ms": {"spatial": self.stages[0], "temporal": self.stages[1], "advance": self.stages[2]},
             "pairs_culled_pct": {"spatial": self.culled[0], "temporal": self.culled[1]},
             "ca_iterations_mean": self.iterations,
             "discrete_check_median_ms": self.discrete,
-            "sampling_1deg": {"median_ms": self.sample_1.0, "missed": self.sample_1.1},
+            "sampling_1deg": {"median_ms": self.sample_1.0, "missed": self.sample_1.1, "ms": spread_json(self.sample_1_spread)},
             "sampling_0_1deg": {"median_ms": self.sample_01.0, "missed": self.sample_01.1},
             "ratio_ccd_to_discrete": self.ccd[0] / self.discrete,
             "ratio_ccd_to_sampling_1deg": self.ccd[0] / self.sample_1.0,
@@ -344,6 +370,41 @@ pub(crate) fn markdown(summaries: &[Summary], header: &str) -> String {
                 r.ccd[0] / r.sample_1.0,
                 fmt_ms(r.sample_01.0),
                 r.sample_01.1,
+            );
+        }
+        let _ = writeln!(
+            s,
+            "\nTails of the continuous query (same queries, one thread, ms; budget: answers that ran out of iterations, \"may collide\"; throughput: `first_contact_batch` over the same queries):\n"
+        );
+        let _ = writeln!(
+            s,
+            "| θmax | median | p90 | p99 | max | p99 / median | COL p99 | NO-COL p99 | budget exhausted | sampling 1° p99 | max | queries/s, 1 thread | all cores |"
+        );
+        let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+        for r in &rows {
+            let (one, all) = r.throughput.map_or_else(
+                || ("–".to_owned(), "–".to_owned()),
+                |([one, all], cores)| (format!("{one:.0}"), format!("{all:.0} ({cores})")),
+            );
+            let _ = writeln!(
+                s,
+                "| {}° | {} | {} | {} | {} | {:.1}× | {} | {} | {} ({:.2} %) | {} | {} | {one} | {all} |",
+                r.angle,
+                fmt_ms(r.ccd_spread[0]),
+                fmt_ms(r.ccd_spread[1]),
+                fmt_ms(r.ccd_spread[2]),
+                fmt_ms(r.ccd_spread[3]),
+                r.ccd_spread[2] / r.ccd_spread[0],
+                fmt_ms(r.ccd_p99[0]),
+                fmt_ms(r.ccd_p99[1]),
+                r.budget_exhausted,
+                if r.n == 0 {
+                    0.0
+                } else {
+                    100.0 * r.budget_exhausted as f64 / r.n as f64
+                },
+                fmt_ms(r.sample_1_spread[2]),
+                fmt_ms(r.sample_1_spread[3]),
             );
         }
         let _ = writeln!(
@@ -464,114 +525,6 @@ pub(crate) fn csv(scene: &str, angle: f64, results: &[QueryResult], out: &mut St
             q(&r.q1),
         );
     }
-}
-
-/// One plotted line: its label, its colour, and the value it shows.
-type Series = (&'static str, &'static str, Box<dyn Fn(&Summary) -> f64>);
-
-/// An SVG plot of median time against θmax (log scale) for the continuous
-/// query and the baselines of one scene.
-pub(crate) fn svg(scene: &str, rows: &[&Summary]) -> String {
-    let (w, h, left, right, top, bottom) = (640.0, 400.0, 70.0, 170.0, 40.0, 50.0);
-    let series: [Series; 5] = [
-        ("CCD (CATCH)", "#1f77b4", Box::new(|s| s.ccd[0])),
-        ("adaptive bisection", "#9467bd", Box::new(|s| s.path_median)),
-        ("one discrete check", "#2ca02c", Box::new(|s| s.discrete)),
-        ("sampling 1°", "#ff7f0e", Box::new(|s| s.sample_1.0)),
-        ("sampling 0.1°", "#d62728", Box::new(|s| s.sample_01.0)),
-    ];
-    let values: Vec<f64> = rows
-        .iter()
-        .flat_map(|r| series.iter().map(move |(_, _, f)| f(r)))
-        .filter(|v| v.is_finite() && *v > 0.0)
-        .collect();
-    let (lo, hi) = values
-        .iter()
-        .fold((f64::INFINITY, 0.0_f64), |(a, b), &v| (a.min(v), b.max(v)));
-    let (lo, hi) = if lo.is_finite() && hi > 0.0 {
-        (
-            10f64.powf(lo.log10().floor()),
-            10f64.powf(hi.log10().ceil().max(lo.log10().floor() + 1.0)),
-        )
-    } else {
-        (0.01, 100.0)
-    };
-    let amax = rows.iter().map(|r| r.angle).fold(1.0, f64::max);
-    let x = |a: f64| left + (w - left - right) * a / amax;
-    let y = |v: f64| {
-        top + (h - top - bottom) * (1.0 - (v.log10() - lo.log10()) / (hi.log10() - lo.log10()))
-    };
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">"#
-    );
-    let _ = writeln!(s, r#"<rect width="{w}" height="{h}" fill="white"/>"#);
-    let _ = writeln!(
-        s,
-        r#"<text x="{}" y="20" text-anchor="middle" font-size="14">Puma / {scene}: median time per query vs θmax</text>"#,
-        (left + w - right) / 2.0
-    );
-    let (x0, x1, y0, y1) = (left, w - right, top, h - bottom);
-    let _ = writeln!(
-        s,
-        r#"<path d="M{x0},{y0} L{x0},{y1} L{x1},{y1}" stroke="black" fill="none"/>"#
-    );
-    let mut decade = lo;
-    while decade <= hi * 1.0001 {
-        let yy = y(decade);
-        let _ = writeln!(
-            s,
-            r##"<line x1="{x0}" y1="{yy}" x2="{x1}" y2="{yy}" stroke="#ddd"/><text x="{}" y="{}" text-anchor="end">{decade} ms</text>"##,
-            x0 - 5.0,
-            yy + 4.0
-        );
-        decade *= 10.0;
-    }
-    for r in rows {
-        let xx = x(r.angle);
-        let _ = writeln!(
-            s,
-            r#"<text x="{xx}" y="{}" text-anchor="middle">{}°</text>"#,
-            y1 + 18.0,
-            r.angle
-        );
-    }
-    let _ = writeln!(
-        s,
-        r#"<text x="{}" y="{}" text-anchor="middle">θmax</text>"#,
-        (x0 + x1) / 2.0,
-        h - 10.0
-    );
-    for (k, (name, colour, f)) in series.iter().enumerate() {
-        let pts: Vec<String> = rows
-            .iter()
-            .filter(|r| f(r).is_finite() && f(r) > 0.0)
-            .map(|r| format!("{:.1},{:.1}", x(r.angle), y(f(r))))
-            .collect();
-        if !pts.is_empty() {
-            let _ = writeln!(
-                s,
-                r#"<polyline points="{}" fill="none" stroke="{colour}" stroke-width="2"/>"#,
-                pts.join(" ")
-            );
-            for p in &pts {
-                let (px, py) = p.split_once(',').unwrap_or(("0", "0"));
-                let _ = writeln!(s, r#"<circle cx="{px}" cy="{py}" r="3" fill="{colour}"/>"#);
-            }
-        }
-        let ly = top + 20.0 * k as f64 + 10.0;
-        let _ = writeln!(
-            s,
-            r#"<line x1="{}" y1="{ly}" x2="{}" y2="{ly}" stroke="{colour}" stroke-width="2"/><text x="{}" y="{}">{name}</text>"#,
-            x1 + 10.0,
-            x1 + 30.0,
-            x1 + 35.0,
-            ly + 4.0
-        );
-    }
-    s.push_str("</svg>\n");
-    s
 }
 
 #[cfg(test)]

@@ -217,6 +217,30 @@ pub(crate) fn queries(
     Ok(out)
 }
 
+/// Batch throughput of the continuous query over the motions of
+/// `results` ([`Pipeline::first_contact_batch`], queries per second) on
+/// one thread and on every core, with the core count.
+pub(crate) fn batch_throughput(
+    scene: &Scene,
+    results: &[QueryResult],
+) -> Result<([f64; 2], usize)> {
+    let motions: Vec<(Vec<f64>, Vec<f64>)> = results
+        .iter()
+        .map(|r| (r.q0.clone(), r.q1.clone()))
+        .collect();
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let mut rates = [0.0; 2];
+    for (rate, threads) in rates.iter_mut().zip([1, cores]) {
+        let pipeline = Pipeline::builder().threads(threads).build()?;
+        let start = Instant::now();
+        for answer in pipeline.first_contact_batch(scene, &motions)? {
+            answer?;
+        }
+        *rate = motions.len() as f64 / start.elapsed().as_secs_f64();
+    }
+    Ok((rates, cores))
+}
+
 /// Fixed-resolution sampling of the motion
 /// ([`Pipeline::sample_segment`]): whether some sample collides.
 fn sample(
