@@ -64,7 +64,8 @@ fn timed_check(paths: &mut PreparedPaths, q0: &[f64], q1: &[f64]) -> Result<Path
 }
 
 /// Samples the motion every degree (both ends included); `true` at the
-/// first colliding sample.
+/// first colliding sample (not inlined: a profiler's collection target).
+#[inline(never)]
 fn sampled_hit(pipeline: &Pipeline, scene: &Scene, q0: &[f64], q1: &[f64]) -> Result<bool, Error> {
     Ok(pipeline
         .sample_segment(scene, q0, q1, 1f64.to_radians())?
