@@ -10,7 +10,7 @@
 //!
 //! ```text
 //! cargo run --release -p armature --example path_profile -- \
-//!     data/scenes/puma_pipes.ron 1 400 [both|adaptive|sample|colliding|free] [refined]
+//!     data/scenes/puma_pipes.ron 1 400 [both|adaptive|sample|colliding|free] [refined|located]
 //! ```
 //!
 //! `colliding` and `free` time adaptive bisection alone on the motions it
@@ -77,7 +77,7 @@ fn run() -> Result<(), Error> {
     let usage = || Error::Configuration {
         which: "arguments".to_owned(),
         message:
-            "expected: SCENE THETA_DEG|uniform N [both|adaptive|sample|colliding|free] [refined]"
+            "expected: SCENE THETA_DEG|uniform N [both|adaptive|sample|colliding|free] [refined|located]"
                 .to_owned(),
     };
     let (Some(path), Some(theta), Some(n)) = (args.first(), args.get(1), args.get(2)) else {
@@ -93,10 +93,11 @@ fn run() -> Result<(), Error> {
     let n = n.parse::<usize>().map_err(|_| usage())?;
     let mode = args.get(3).map_or("both", String::as_str);
     let refined = args.get(4).is_some_and(|a| a == "refined");
+    let located = args.get(4).is_some_and(|a| a == "located");
     let scene = Scene::from_file(path)?;
     let pipeline = Pipeline::builder()
         .refined_bisection(refined)
-        .locate_path_collision(false)
+        .locate_path_collision(located)
         .build()?;
     let limits: Vec<(f64, f64)> = scene
         .joints()
