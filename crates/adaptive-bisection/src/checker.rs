@@ -46,18 +46,19 @@
 //!   alone would miss it, and one configuration is enough, since a part
 //!   outside a solid somewhere on the segment cannot get inside without
 //!   its surface meeting the solid's, which Lemma 1 excludes.
-//! - *Probe.* A long segment (some link's curve-length bound λ exceeds
-//!   its geometry's bounding radius `r`) is first tested for intersecting
-//!   triangles on dyadic levels: `s = ½`, then `¼, ¾`, then `⅛, ⅜, …`.
-//!   With the largest ratio `λ / r` over the links it takes
-//!   `⌈log₂(λ / r)⌉ + 2` levels, clamped to 2–5 (3 to 31 configurations),
-//!   so consecutive probes are at most `r / 4` apart for that link unless
-//!   the cap binds. Each probe tests the pairs whose world boxes overlap
-//!   there. An intersection is a certified collision, found for a few
-//!   overlap tests rather than distance bounds for every pair, and the
-//!   probed configurations are the bisection's own midpoints, so their
-//!   forward kinematics is reused. The probe only ever finds collisions;
-//!   the guarantee rests on the bisection below.
+//! - *Probe.* A long segment (the largest curve-length bound λ over the
+//!   links exceeds the largest bounding radius `r` of a link) is first
+//!   tested for intersecting triangles on dyadic levels: `s = ½`, then
+//!   `¼, ¾`, then `⅛, ⅜, …`, `⌈log₂(λ / r)⌉ + 1` levels clamped to 1–5
+//!   (1 to 31 configurations), so consecutive probes move every point by
+//!   at most `r / 2` unless the cap binds. Each probe tests the pairs whose
+//!   world boxes overlap there. An intersection is a certified collision,
+//!   found for a few overlap tests rather than distance bounds for every
+//!   pair, and the probed configurations are the bisection's own
+//!   midpoints, so their forward kinematics is reused. The probe only ever
+//!   finds collisions; the guarantee rests on the bisection below. Short
+//!   motions (a few degrees of an arm) are not probed: there a probe costs
+//!   as much as a sample of fixed-resolution sampling.
 //! - *Targeted bounds.* Each distance query knows the bound Lemma 1 needs
 //!   there (at the centre, the larger half's λ plus the pad; at an end or
 //!   a midpoint, what the sub-segments need beyond their other end's
@@ -164,9 +165,9 @@ use crate::report::{CollisionAt, Object, PathReport, PathStats, PathStatus, Segm
 /// ulps per link of a chain (`2⁻⁵³ ≈ 1.1 · 10⁻¹⁶` each), far below it.
 const PAD: f64 = 1e-13;
 /// Most dyadic levels of the probe of a long segment (`2^L − 1` probes):
-/// on the segment suite's random segments, 5 levels made colliding ones 2
-/// to 8 times cheaper than the 2 levels (centre and quarters) of before,
-/// for 5–25 % more work on free ones (instruction counts of
+/// on the segment suite's random segments, up to 5 levels made colliding
+/// ones 2 to 8 times cheaper than the centre and quarters alone, for a few
+/// per cent more work on free ones (instruction counts of
 /// `examples/path_profile.rs`).
 const MAX_PROBE_LEVELS: u32 = 5;
 /// Relative allowance on a distance between world boxes: its rounding
@@ -372,8 +373,7 @@ struct SegmentWork {
     verdict: Verdict,
     /// Pairs counted by the set-up, for the statistics.
     setup: PathStats,
-    /// Dyadic levels of the probe (0: a short segment, not probed): some
-    /// link sweeps farther than its geometry's bounding radius, and the
+    /// Dyadic levels of the probe (0: a short segment, not probed): the
     /// set-up first tests the segment for intersecting triangles at
     /// `k / 2^l`, `l = 1..=levels`.
     probe_levels: u32,
@@ -1120,12 +1120,13 @@ impl Scene<'_> {
         // Swept spheres: the geometry's sphere at `q_a` grown by λ.
         let mut spheres: Vec<Option<(DVec3, f64)>> = Vec::with_capacity(tree.len());
         let mut extent = 0.0_f64;
-        let mut sweep = 0.0_f64;
+        // The largest λ and the largest radius over the links (the probe's
+        // levels).
+        let (mut sweep, mut size) = (0.0_f64, 0.0_f64);
         for (i, g) in self.body.links().iter().enumerate() {
-            if let Some(g) = g
-                && g.sphere.radius > 0.0
-            {
-                sweep = sweep.max(lambdas[i] / g.sphere.radius);
+            if let Some(g) = g {
+                sweep = sweep.max(lambdas[i]);
+                size = size.max(g.sphere.radius);
             }
             spheres.push(g.as_ref().map(|g| {
                 let c = work.nodes[n0].poses[i].transform_point3(g.sphere.center);
@@ -1178,11 +1179,11 @@ impl Scene<'_> {
         }
         work.extent = extent;
         work.pad = PAD * extent;
-        // A long segment (some link sweeps farther than its own radius) is
-        // probed on dyadic levels until consecutive probes are at most a
-        // quarter radius apart for the link that sweeps farthest.
-        if sweep > 1.0 {
-            let levels = (sweep.log2().ceil() + 2.0).clamp(2.0, f64::from(MAX_PROBE_LEVELS));
+        // A long segment is probed on dyadic levels until consecutive
+        // probes move every point by at most half the largest link radius.
+        if sweep > size {
+            let levels =
+                ((sweep / size).log2().ceil() + 1.0).clamp(1.0, f64::from(MAX_PROBE_LEVELS));
             work.probe_levels = levels as u32;
         }
         // A configuration at `s` is computed as `q_a + s (q_b − q_a)`: each

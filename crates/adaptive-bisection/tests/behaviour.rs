@@ -204,7 +204,8 @@ fn prepass_and_shared_kinematics() {
     let r = c.check_segment(&qa, &qb).unwrap();
     assert_eq!(r.status, PathStatus::Collides);
     assert!(r.stats.queue_pops > 0, "{:?}", r.stats);
-    // The ends and the 31 probes, then at most one configuration per pop.
+    // The ends and at most 31 probes, then at most one configuration per
+    // pop.
     assert!(
         r.stats.forward_kinematics <= r.stats.queue_pops + 33,
         "{:?}",

@@ -13,7 +13,7 @@
 //!     data/scenes/puma_pipes.ron 1 400 [both|adaptive|sample|colliding|free] [refined|located]
 //! ```
 //!
-//! `colliding` and `free` time adaptive bisection alone on the motions it
+//! `colliding` and `free` time both on the motions adaptive bisection
 //! answers colliding, or free (decided in an untimed first pass); under
 //! `valgrind --tool=callgrind --collect-atstart=no
 //! --toggle-collect='path_profile::timed_check'` only the timed checks
@@ -72,13 +72,14 @@ fn sampled_hit(pipeline: &Pipeline, scene: &Scene, q0: &[f64], q1: &[f64]) -> Re
         .is_some())
 }
 
+const USAGE: &str =
+    "expected: SCENE THETA_DEG|uniform N [both|adaptive|sample|colliding|free] [refined|located]";
+
 fn run() -> Result<(), Error> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let usage = || Error::Configuration {
         which: "arguments".to_owned(),
-        message:
-            "expected: SCENE THETA_DEG|uniform N [both|adaptive|sample|colliding|free] [refined|located]"
-                .to_owned(),
+        message: USAGE.to_owned(),
     };
     let (Some(path), Some(theta), Some(n)) = (args.first(), args.get(1), args.get(2)) else {
         return Err(usage());
@@ -151,7 +152,7 @@ fn run() -> Result<(), Error> {
         motions = kept;
     }
     let mode = if matches!(mode, "colliding" | "free") {
-        "adaptive"
+        "both"
     } else {
         mode
     };
