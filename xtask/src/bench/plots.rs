@@ -40,6 +40,22 @@ fn plot_error(e: impl std::fmt::Display) -> anyhow::Error {
     anyhow!("drawing a plot: {e}")
 }
 
+/// Draws the chart's legend at `position` and writes the plot out.
+fn legend_and_present<'a, CT: CoordTranslate>(
+    chart: &mut ChartContext<'a, SVGBackend<'a>, CT>,
+    root: &DrawingArea<SVGBackend<'a>, plotters::coord::Shift>,
+    position: SeriesLabelPosition,
+) -> Result<()> {
+    chart
+        .configure_series_labels()
+        .position(position)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+        .map_err(plot_error)?;
+    root.present().map_err(plot_error)
+}
+
 /// Median time per query against θmax (log scale) for the methods of one
 /// scene, with one discrete check for scale.
 pub(crate) fn medians(scene: &str, rows: &[&Summary]) -> Result<String> {
@@ -91,14 +107,7 @@ pub(crate) fn medians(scene: &str, rows: &[&Summary]) -> Result<String> {
                 .draw_series(pts.into_iter().map(|p| Circle::new(p, 3, colour.filled())))
                 .map_err(plot_error)?;
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()
-            .map_err(plot_error)?;
-        root.present().map_err(plot_error)?;
+        legend_and_present(&mut chart, &root, SeriesLabelPosition::UpperLeft)?;
     }
     Ok(svg)
 }
@@ -167,14 +176,7 @@ pub(crate) fn distribution(scene: &str, angle: f64, results: &[QueryResult]) -> 
                 .draw_series(DashedLineSeries::new(cdf(&mut free), 6, 4, style))
                 .map_err(plot_error)?;
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()
-            .map_err(plot_error)?;
-        root.present().map_err(plot_error)?;
+        legend_and_present(&mut chart, &root, SeriesLabelPosition::LowerRight)?;
     }
     Ok(svg)
 }
