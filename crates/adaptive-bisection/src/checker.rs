@@ -954,12 +954,14 @@ impl Scene<'_> {
         let [(ga, pa), (gb, pb)] = self.posed(pair, node)?;
         let a = MeshObject::new(&ga.mesh, &ga.rss_tree, pa)?;
         let b = MeshObject::new(&gb.mesh, &gb.rss_tree, pb)?;
-        let mut greedy = |clearance: f64| {
+        let mut greedy = |clearance: f64, settle: bool| {
             stats.greedy_calls += 1;
             greedy_distance(
                 &a,
                 &b,
-                &GreedyDistanceOptions::default().with_clearance(clearance),
+                &GreedyDistanceOptions::default()
+                    .with_clearance(clearance)
+                    .with_settle(settle),
                 &mut ws.distance,
             )
             .map(|g| {
@@ -972,15 +974,15 @@ impl Scene<'_> {
             && target > eps
             && target < self.distance_upper_bound(pair, node)?
         {
-            let decisive = greedy(target)?;
+            let decisive = greedy(target, true)?;
             if decisive > 0.0 {
                 return Ok(decisive);
             }
         }
-        let eta = greedy(eps)?;
+        let eta = greedy(eps, false)?;
         let mut tau = REFINE_START * extent;
         while eta > 0.0 && eta < tau && tau > eps {
-            let refined = greedy(tau)?;
+            let refined = greedy(tau, false)?;
             if refined > 0.0 {
                 return Ok(eta.max(refined));
             }

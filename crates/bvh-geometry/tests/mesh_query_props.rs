@@ -165,6 +165,13 @@ proptest! {
         } else {
             prop_assert!(g.stats.bv_tests + g.stats.triangle_tests <= budget + 2);
         }
+        // Settling for "beyond the clearance" decides the same way, with a
+        // bound no larger than the frontier minimum and still beyond ε.
+        let settled = greedy_distance(&oa, &ob, &o.with_settle(true), &mut ws).unwrap();
+        prop_assert_eq!(settled.status, g.status);
+        prop_assert_eq!(settled.lower_bound > 0.0, eta > 0.0);
+        prop_assert!(settled.lower_bound <= eta, "settled {} > η = {eta}", settled.lower_bound);
+        prop_assert!(settled.lower_bound == 0.0 || settled.lower_bound > eps);
     }
 
     #[test]

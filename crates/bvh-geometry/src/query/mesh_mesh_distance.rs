@@ -402,6 +402,13 @@ pub struct GreedyDistanceOptions {
     /// [`GreedyStatus::BudgetExhausted`]). Default: unlimited (the descent
     /// is bounded by the number of node pairs anyway).
     pub max_tests: u64,
+    /// Only whether the distance exceeds the clearance matters: once every
+    /// frontier pair is proven beyond it, answer the smallest bound already
+    /// known (still `> ε` and `≤ d`) instead of computing the volumes' own
+    /// bounds of the pairs settled by cheap ones, which could only raise
+    /// the minimum. Default `false` (the frontier minimum as GREEDY-DIST
+    /// defines it).
+    pub settle: bool,
 }
 
 impl Default for GreedyDistanceOptions {
@@ -409,6 +416,7 @@ impl Default for GreedyDistanceOptions {
         Self {
             clearance: 0.0,
             max_tests: u64::MAX,
+            settle: false,
         }
     }
 }
@@ -425,6 +433,13 @@ impl GreedyDistanceOptions {
     #[must_use]
     pub fn with_max_tests(mut self, max_tests: u64) -> Self {
         self.max_tests = max_tests;
+        self
+    }
+
+    /// Sets [`GreedyDistanceOptions::settle`].
+    #[must_use]
+    pub fn with_settle(mut self, settle: bool) -> Self {
+        self.settle = settle;
         self
     }
 }
@@ -593,7 +608,12 @@ pub fn greedy_distance<BV: DistanceVolume>(
             (None, None) => {}
         }
     }
-    done(resolve(&p, eta, ws), GreedyStatus::Complete, stats)
+    let eta = if options.settle {
+        ws.deferred.iter().fold(eta, |m, d| m.min(d.lower))
+    } else {
+        resolve(&p, eta, ws)
+    };
+    done(eta, GreedyStatus::Complete, stats)
 }
 
 /// A node or triangle pair GREEDY-DIST left unrefined on the strength of a
