@@ -42,7 +42,7 @@ mod tree;
 #[cfg(feature = "urdf")]
 pub mod urdf;
 
-pub use bounds::{CurveLengthBounds, CurveLengthFactor, MotionBounds, ReachSphere};
+pub use bounds::{CurveLengthBounds, CurveLengthFactor, MotionBounds, PairSpeed, ReachSphere};
 pub use braking::{BrakingModel, JointInterval, braking_interval, braking_intervals};
 pub use enclosure::{
     ARC_PIECES, EnclosureKind, EnclosureWorkspace, LinkEnclosures, LinkObb, MAX_TAYLOR_PIECES,
@@ -64,8 +64,8 @@ pub mod prelude {
     pub use crate::{
         BrakingModel, CurveLengthBounds, EnclosureKind, EnclosureWorkspace, InBetweenMotion, Joint,
         JointInterval, JointLimits, JointOperation, JointSpaceMotion, JointType, KinematicTree,
-        KinematicsError, Link, LinkEnclosures, LinkObb, LinkSpec, LocalMotion, MotionBounds, Path,
-        Ssch, SweptVolumeOptions, swept_pair, swept_ssch,
+        KinematicsError, Link, LinkEnclosures, LinkObb, LinkSpec, LocalMotion, MotionBounds,
+        PairSpeed, Path, Ssch, SweptVolumeOptions, swept_pair, swept_ssch,
     };
     #[cfg(feature = "urdf")]
     pub use crate::{

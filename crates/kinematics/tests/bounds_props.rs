@@ -446,6 +446,33 @@ fn check_mu(m: &Model) -> Result<(), TestCaseError> {
             mu[i]
         );
     }
+    // The prepared bound (C2A pieces): at the link radius it is the
+    // projected bound above; a piece's reach (the link's first two points
+    // here) lowers it, checked against sampled projected speeds below.
+    let mut speed = PairSpeed::new();
+    let mut piece = Vec::with_capacity(n);
+    for i in 0..n {
+        bounds
+            .pair_speed(&motion, i, None, t, &mut speed)
+            .expect("ok");
+        let full = speed.bound(dir, f64::INFINITY, 0.0);
+        prop_assert!(
+            (full - mu_n[i]).abs() <= 1e-9 * mu_n[i] + 1e-300,
+            "link {}: prepared bound {} vs μ_n {}",
+            i,
+            full,
+            mu_n[i]
+        );
+        prop_assert!(speed.bound(DVec3::ZERO, f64::INFINITY, 0.0) <= mu[i] * (1.0 + 1e-9));
+        let reach = b.points[i]
+            .iter()
+            .take(2)
+            .map(|p| p.length())
+            .fold(0.0, f64::max);
+        let lowered = speed.bound(dir, reach, 7.0);
+        prop_assert!(lowered <= full);
+        piece.push(lowered);
+    }
     let tol = 1e-12 * scale(&b);
     const M: usize = 16;
     let mut poses = vec![DAffine3::IDENTITY; n];
@@ -460,6 +487,18 @@ fn check_mu(m: &Model) -> Result<(), TestCaseError> {
                 .mu_relative_projected(&motion, a, c, t, dir)
                 .expect("ok");
             prop_assert!(rel_n <= rel * (1.0 + 1e-9) + tol);
+            bounds
+                .pair_speed(&motion, a, Some(c), t, &mut speed)
+                .expect("ok");
+            let full = speed.bound(dir, f64::INFINITY, f64::INFINITY);
+            prop_assert!(
+                (full - rel_n).abs() <= 1e-9 * rel_n + 1e-300,
+                "pair ({}, {}): prepared bound {} vs μ_ab,n {}",
+                a,
+                c,
+                full,
+                rel_n
+            );
             prop_assert!(rel <= (mu[a] + mu[c]) * (1.0 + 1e-9));
             let n_c = frame.map_or(dir, |f| poses_t[f].matrix3.transpose() * dir);
             pairs.push((a, c, frame, rel, rel_n, n_c));
@@ -481,6 +520,16 @@ fn check_mu(m: &Model) -> Result<(), TestCaseError> {
                     v.length(),
                     mu[i]
                 );
+                if b.points[i].iter().take(2).any(|q| *q == p) {
+                    prop_assert!(
+                        v.dot(dir).abs() <= piece[i] + tol,
+                        "link {} at t' = {}: projected speed {} of a piece point > its bound {}",
+                        i,
+                        ts,
+                        v.dot(dir).abs(),
+                        piece[i]
+                    );
+                }
                 prop_assert!(
                     v.dot(dir).abs() <= mu_n[i] + tol,
                     "link {} at t' = {}: projected speed {} > μ_n = {}",
