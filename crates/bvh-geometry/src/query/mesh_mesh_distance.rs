@@ -47,9 +47,11 @@ pub struct DistanceCache {
 /// to the largest query seen, then no query allocates.
 #[derive(Debug, Clone, Default)]
 pub struct DistanceWorkspace {
-    stack: Vec<(f64, u32, u32)>,
+    pub(super) stack: Vec<(f64, u32, u32)>,
     /// GREEDY-DIST's frontier pairs settled by a cheap bound.
     deferred: Vec<Deferred>,
+    /// The front of [`super::advancement_step`], smallest step on top.
+    pub(super) front: std::collections::BinaryHeap<super::advancement::FrontPair>,
 }
 
 impl DistanceWorkspace {
@@ -81,7 +83,7 @@ struct Best {
 /// the world origin; the factor covers A's linear part being a rotation
 /// only within [`super::RIGID_TOLERANCE`] (a near-rotation scales lengths
 /// by at most `1 ± dev`, with `dev` the largest entry of `MᵀM − I`).
-fn pose_error<BV: DistanceVolume>(p: &Posed<'_, '_, BV>) -> (f64, f64) {
+pub(super) fn pose_error<BV: DistanceVolume>(p: &Posed<'_, '_, BV>) -> (f64, f64) {
     let (c, r) = p.node_b(0).bv.enclosing_ball();
     let (pa, pb) = (p.a.pose(), p.b.pose());
     let reach = pa.translation.length() + pb.translation.length() + c.length() + r;

@@ -16,7 +16,7 @@
 //! | sphere–sphere, capsule–capsule | [`distance_sphere_sphere`], [`distance_capsule_capsule`] |
 //! | sphere–triangle, capsule–triangle | [`distance_sphere_triangle`], [`distance_capsule_triangle`] |
 //! | AABB–AABB | [`overlap_aabb_aabb`], [`distance_aabb_aabb`] |
-//! | mesh–mesh (two [`crate::Bvh`]s) | [`collide`], [`distance`], [`approximate_distance`], [`within_distance`], [`greedy_distance`] |
+//! | mesh–mesh (two [`crate::Bvh`]s) | [`collide`], [`distance`], [`approximate_distance`], [`within_distance`], [`greedy_distance`], [`advancement_step`] |
 //! | point–solid, mesh–solid (closed meshes) | [`winding_number`], [`point_location`], [`containment`] |
 //!
 //! **Why.** These are the leaves of every mesh query (collide, distance,
@@ -71,6 +71,7 @@
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 mod aabb_aabb;
+mod advancement;
 mod capsule_capsule;
 mod capsule_triangle;
 mod containment;
@@ -91,6 +92,7 @@ mod triangle_triangle_intersection;
 use glam::DVec3;
 
 pub use aabb_aabb::{distance_aabb_aabb, overlap_aabb_aabb};
+pub use advancement::{Advance, AdvancementOptions, AdvancementStep, advancement_step};
 pub use capsule_capsule::distance_capsule_capsule;
 pub use capsule_triangle::distance_capsule_triangle;
 pub use containment::{

@@ -1,0 +1,409 @@
+//! One step of conservative advancement over two RSS trees with motion
+//! bounds projected per pair of convex volumes (C2A, Tang, Kim and Manocha
+//! 2009); the method and its argument are on [`advancement_step`].
+
+use core::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+use glam::DVec3;
+
+use crate::GeometryError;
+use crate::bv::Rss;
+
+use super::mesh_mesh::{MeshObject, Posed, QueryStats, child_ids};
+use super::mesh_mesh_distance::{DistanceWorkspace, MeshDistance, pose_error};
+use super::rss_rss::closest_points_rectangle_rectangle;
+use super::triangle_triangle::triangle_pair;
+
+/// The options of [`advancement_step`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AdvancementOptions {
+    /// The clearance `c ≥ 0` the step keeps: every triangle pair stays more
+    /// than `c` apart over it.
+    pub clearance: f64,
+    /// The contact distance (at least `c`): a triangle pair this close ends
+    /// the step as a contact.
+    pub contact_distance: f64,
+    /// The longest step of use to the caller (the time left): refinement
+    /// stops once every pair on the front is proven for this long.
+    pub horizon: f64,
+    /// Relative error `ε ≥ 0` of the step: refinement stops once the
+    /// smallest bound on the front is within `1 + ε` of the best a
+    /// triangle pair allows. `0` refines to the triangles.
+    pub rel_error: f64,
+}
+
+/// How an [`advancement_step`] ended.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Advance {
+    /// No triangle pair is within the contact distance, and every one stays
+    /// more than the clearance apart for at least this long (normalised
+    /// time; at least the horizon when it reached it; `0` when the
+    /// clearance could not be certified: rounding larger than the gap).
+    Step(f64),
+    /// A triangle pair within the contact distance, with its witnesses (in
+    /// world coordinates).
+    Contact(MeshDistance),
+}
+
+/// The answer of [`advancement_step`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AdvancementStep {
+    /// The step or the contact.
+    pub advance: Advance,
+    /// Work done: volume pairs and triangle pairs evaluated.
+    pub stats: QueryStats,
+}
+
+/// A front element: a node pair and its step bound.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct FrontPair {
+    step: f64,
+    ia: u32,
+    ib: u32,
+}
+
+impl PartialEq for FrontPair {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for FrontPair {}
+
+impl PartialOrd for FrontPair {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for FrontPair {
+    /// Reversed, so that [`std::collections::BinaryHeap`] pops the smallest
+    /// step.
+    fn cmp(&self, other: &Self) -> Ordering {
+        other.step.total_cmp(&self.step)
+    }
+}
+
+/// A unit direction from `a` towards `b` and a certified lower bound on
+/// the slab gap of the two swept rectangles along it (negative when they
+/// may overlap): the closest direction of the rectangles, or of the
+/// centres when the rectangles meet.
+fn separation_rss(a: &Rss, b: &Rss) -> (DVec3, f64) {
+    let c = closest_points_rectangle_rectangle(a, b);
+    let v = c.point_b - c.point_a;
+    let n = v
+        .try_normalize()
+        .or_else(|| (b.center - a.center).try_normalize());
+    let Some(n) = n else {
+        return (DVec3::X, f64::NEG_INFINITY);
+    };
+    let support = |r: &Rss| {
+        r.half_lengths.x * r.axes.x_axis.dot(n).abs()
+            + r.half_lengths.y * r.axes.y_axis.dot(n).abs()
+            + r.radius
+    };
+    let scale = a.center.abs().max_element()
+        + b.center.abs().max_element()
+        + a.half_lengths.abs().element_sum()
+        + b.half_lengths.abs().element_sum()
+        + a.radius.abs()
+        + b.radius.abs();
+    let gap = n.dot(b.center - a.center) - support(a) - support(b) - 64.0 * f64::EPSILON * scale;
+    // NaN (bad input) separates nothing.
+    (n, if gap.is_nan() { f64::NEG_INFINITY } else { gap })
+}
+
+/// The slab gap of two triangles along the unit `n` (from `a` towards
+/// `b`), certified: `min n·b_j − max n·a_i` less rounding.
+fn triangle_gap(a: &[DVec3; 3], b: &[DVec3; 3], n: DVec3) -> f64 {
+    let top_a = a
+        .iter()
+        .map(|p| n.dot(*p))
+        .fold(f64::NEG_INFINITY, f64::max);
+    let low_b = b.iter().map(|p| n.dot(*p)).fold(f64::INFINITY, f64::min);
+    let scale = super::max_abs(a).max(super::max_abs(b));
+    let gap = low_b - top_a - 64.0 * f64::EPSILON * scale;
+    if gap.is_nan() { f64::NEG_INFINITY } else { gap }
+}
+
+/// Largest distance of a swept rectangle's points from its frame's origin.
+fn reach_rss(r: &Rss) -> f64 {
+    (r.center.length() + r.half_lengths.length() + r.radius) * (1.0 + 1e-12)
+}
+
+/// Largest distance of a triangle's points from its frame's origin.
+fn reach_triangle(t: &[DVec3; 3]) -> f64 {
+    t.iter().map(|p| p.length()).fold(0.0, f64::max) * (1.0 + 1e-12)
+}
+
+/// The state of one [`advancement_step`]: the posed meshes, the rules and
+/// what has been found.
+struct Search<'p, 'o, 'a, F> {
+    p: &'p Posed<'o, 'a, Rss>,
+    speed: F,
+    /// `R_A`, turning A-frame directions into world ones for `speed`.
+    rot_a: glam::DMat3,
+    /// The relative pose's rounding: `(absolute, factor)` of [`pose_error`].
+    pose: (f64, f64),
+    clearance: f64,
+    contact: f64,
+    /// The smallest bound of a triangle pair evaluated: no front can give a
+    /// longer step.
+    leaf_best: f64,
+    stats: QueryStats,
+}
+
+impl<F: FnMut(DVec3, f64, f64) -> f64> Search<'_, '_, '_, F> {
+    /// A gap computed in A's frame, certified in the world.
+    fn certify(&self, g: f64) -> f64 {
+        (g - self.pose.0) * self.pose.1
+    }
+
+    /// The step bound of a piece pair with certified gap `g` along `n` (A's
+    /// frame), at least `floor`.
+    fn bound(&mut self, n: DVec3, g: f64, reach_a: f64, reach_b: f64, floor: f64) -> f64 {
+        if !(g > self.clearance) {
+            return floor;
+        }
+        let mu = (self.speed)(self.rot_a * n, reach_a, reach_b);
+        let own = if mu > 0.0 {
+            (g - self.clearance) / mu
+        } else {
+            f64::INFINITY
+        };
+        // NaN (a bad speed) proves nothing.
+        if own > floor { own } else { floor }
+    }
+
+    /// Evaluates node pair `(ia, ib)`: onto `urgent` when its volumes are
+    /// within the contact distance, else onto the front with its bound.
+    fn push(
+        &mut self,
+        ia: u32,
+        ib: u32,
+        floor: f64,
+        urgent: &mut Vec<(f64, u32, u32)>,
+        front: &mut BinaryHeap<FrontPair>,
+    ) {
+        self.stats.bv_tests += 1;
+        let (bva, bvb) = (self.p.node_a(ia).bv, self.p.bv_b(ib));
+        let (n, g) = separation_rss(&bva, &bvb);
+        let g = self.certify(g);
+        if !(g > self.contact) {
+            urgent.push((floor, ia, ib));
+        } else {
+            let reach_b = reach_rss(&self.p.node_b(ib).bv);
+            let step = self.bound(n, g, reach_rss(&bva), reach_b, floor);
+            front.push(FrontPair { step, ia, ib });
+        }
+    }
+
+    /// Splits node pair `(ia, ib)` (not both leaves) as the distance
+    /// queries do, evaluating both children.
+    fn split(
+        &mut self,
+        ia: u32,
+        ib: u32,
+        floor: f64,
+        urgent: &mut Vec<(f64, u32, u32)>,
+        front: &mut BinaryHeap<FrontPair>,
+    ) {
+        let (na, nb) = (self.p.node_a(ia), self.p.node_b(ib));
+        let bv_b = self.p.bv_b(ib);
+        let pairs = if self.p.split_a(na, &na.bv, nb, &bv_b) {
+            child_ids(na).map(|l| (l, ib))
+        } else {
+            child_ids(nb).map(|r| (ia, r))
+        };
+        for (ja, jb) in pairs {
+            self.push(ja, jb, floor, urgent, front);
+        }
+    }
+
+    /// Evaluates the triangle pairs of two leaves: a contact, or each
+    /// pair's bound (at least `floor`) folded into `leaf_best`.
+    fn leaves(&mut self, ia: u32, ib: u32, floor: f64) -> Option<MeshDistance> {
+        let p = self.p;
+        let (na, nb) = (p.node_a(ia), p.node_b(ib));
+        for &tb in p.b.bvh().leaf_triangles(nb) {
+            let tri_b = p.tri_b(tb);
+            let reach_b = reach_triangle(&p.b.mesh().triangle(tb as usize));
+            for &ta in p.a.bvh().leaf_triangles(na) {
+                self.stats.triangle_tests += 1;
+                let tri_a = p.tri_a(ta);
+                let (cp, _) = triangle_pair(&tri_a, &tri_b, None);
+                if !(cp.distance > self.contact) {
+                    return Some(MeshDistance {
+                        distance: cp.distance,
+                        point_a: p.to_world(cp.point_a),
+                        point_b: p.to_world(cp.point_b),
+                        triangle_a: ta,
+                        triangle_b: tb,
+                        stats: self.stats,
+                    });
+                }
+                let n = (cp.point_b - cp.point_a) / cp.distance;
+                let g = self.certify(triangle_gap(&tri_a, &tri_b, n));
+                let s = self.bound(n, g, reach_triangle(&tri_a), reach_b, floor);
+                self.leaf_best = self.leaf_best.min(s);
+            }
+        }
+        None
+    }
+}
+
+/// One step of C2A-style conservative advancement of two posed meshes
+/// (C2A, Tang, Kim and Manocha 2009): how long, from now, every triangle pair
+/// stays more than [`AdvancementOptions::clearance`] apart, or a triangle
+/// pair within [`AdvancementOptions::contact_distance`].
+///
+/// **Why per pair of volumes.** Conservative advancement moves a pair of
+/// meshes from time `t` by `Δt = (d − c) / μ`, with `d` their distance and
+/// `μ` a bound on how fast any two of their points approach. Projecting
+/// the velocities on the closest direction `n` (`μ_n ≤ μ`) is only sound
+/// for convex shapes: a separating slab must exist. A link mesh is not
+/// convex, but every volume of its RSS tree is, and so is every triangle.
+///
+/// **The bound of one convex pair.** For convex `A`, `B`, a unit direction
+/// `n` and `g` a lower bound on the *slab gap* along `n`,
+/// `min_{y ∈ B} n·y − max_{x ∈ A} n·x ≥ g`, the distance is at least the
+/// gap (projection on a unit axis does not lengthen), and with `n` held
+/// fixed the gap closes no faster than the projected relative speed
+/// `μ_n = sup |(ẋ − ẏ)·n|` over the pieces' points. So the distance stays
+/// above `c` for `(g − c) / μ_n`. Any `n` gives a valid bound; the closest
+/// direction makes `g` the distance itself.
+///
+/// **The step of the meshes.** A front of the bounding-volume traversal
+/// covers every triangle pair, so the minimum of the bounds over a front
+/// is a valid step; a child pair's points are its parent's too, so it may
+/// keep the larger of the two bounds. Tangential passes then take long
+/// steps: a link sliding past an obstacle at a few centimetres closes the
+/// gap slowly along the closest direction however fast it moves.
+///
+/// `speed(n, reach_a, reach_b)` must bound the closing speed along the
+/// fixed world direction `n` (unit) of any point of `a` within `reach_a`
+/// of `a`'s mesh origin and any point of `b` within `reach_b` of `b`'s,
+/// over the whole step (for example the kinematics crate's
+/// `PairSpeed::bound`, plus the speed of a moving obstacle); the pieces it
+/// is asked about are convex (RSS volumes and triangles).
+///
+/// **Method.** Node pairs whose volumes are within the contact distance
+/// are refined first, depth first, down to their triangles, so a triangle
+/// pair within the contact distance is always found (then the step ends as
+/// a contact). Every other pair gets the bound `(g − c) / μ_n` (at least
+/// its parent's) from its closest direction `n` and slab gap `g`, and the
+/// front is refined smallest bound first until the smallest bound `s` is a
+/// triangle pair's, or `s (1 + ε)` reaches the smallest triangle bound
+/// found, or `s` reaches the horizon. The answer is the smallest bound on
+/// the final front.
+///
+/// **Guarantee.** With `Advance::Step(s)`: no triangle pair is within the
+/// contact distance now (up to rounding), and if `speed` is a bound as
+/// stated, no two points of the meshes come within `c` during the next
+/// `s`. Gaps are certified lower bounds in floating point (rounding of the
+/// support functions and of the relative pose subtracted).
+///
+/// # Errors
+/// [`GeometryError::InvalidParameter`] for a negative or non-finite
+/// clearance or relative error, a contact distance below the clearance, or
+/// a NaN horizon.
+pub fn advancement_step<F>(
+    a: &MeshObject<'_, Rss>,
+    b: &MeshObject<'_, Rss>,
+    options: &AdvancementOptions,
+    speed: F,
+    ws: &mut DistanceWorkspace,
+) -> Result<AdvancementStep, GeometryError>
+where
+    F: FnMut(DVec3, f64, f64) -> f64,
+{
+    let AdvancementOptions {
+        clearance,
+        contact_distance: contact,
+        horizon,
+        rel_error,
+    } = *options;
+    crate::error::non_negative("clearance", clearance)?;
+    crate::error::non_negative("rel_error", rel_error)?;
+    if !(contact >= clearance && contact.is_finite()) {
+        return Err(GeometryError::InvalidParameter {
+            name: "contact_distance",
+            value: contact,
+            why: "must be finite and at least the clearance",
+        });
+    }
+    if horizon.is_nan() {
+        return Err(GeometryError::InvalidParameter {
+            name: "horizon",
+            value: horizon,
+            why: "must not be NaN",
+        });
+    }
+    let p = Posed::new(a, b);
+    let mut search = Search {
+        p: &p,
+        speed,
+        rot_a: a.pose().matrix3,
+        pose: pose_error(&p),
+        clearance,
+        contact,
+        leaf_best: f64::INFINITY,
+        stats: QueryStats::default(),
+    };
+    let mut urgent = core::mem::take(&mut ws.stack);
+    let mut front = core::mem::take(&mut ws.front);
+    urgent.clear();
+    front.clear();
+    search.push(0, 0, 0.0, &mut urgent, &mut front);
+    let advance = loop {
+        // Pairs within the contact distance first, down to their
+        // triangles: a triangle pair that close is always found.
+        let mut contact_found = None;
+        while let Some((floor, ia, ib)) = urgent.pop() {
+            let (na, nb) = (p.node_a(ia), p.node_b(ib));
+            if na.is_leaf() && nb.is_leaf() {
+                contact_found = search.leaves(ia, ib, floor);
+                if contact_found.is_some() {
+                    break;
+                }
+            } else {
+                search.split(ia, ib, floor, &mut urgent, &mut front);
+            }
+        }
+        if let Some(m) = contact_found {
+            break Advance::Contact(m);
+        }
+        // Then the front, smallest bound first.
+        let Some(top) = front.pop() else {
+            break Advance::Step(search.leaf_best);
+        };
+        let s = top.step;
+        if s.is_nan() || s >= horizon || s * (1.0 + rel_error) >= search.leaf_best {
+            break Advance::Step(s.min(search.leaf_best));
+        }
+        let (na, nb) = (p.node_a(top.ia), p.node_b(top.ib));
+        if na.is_leaf() && nb.is_leaf() {
+            // Beyond the contact distance as volumes, but rounding may
+            // still put a triangle pair within it: then it is a contact.
+            if let Some(m) = search.leaves(top.ia, top.ib, s) {
+                break Advance::Contact(m);
+            }
+        } else {
+            search.split(top.ia, top.ib, s, &mut urgent, &mut front);
+        }
+    };
+    urgent.clear();
+    front.clear();
+    ws.stack = urgent;
+    ws.front = front;
+    let stats = search.stats;
+    let advance = match advance {
+        Advance::Contact(mut m) => {
+            m.stats = stats;
+            Advance::Contact(m)
+        }
+        step => step,
+    };
+    Ok(AdvancementStep { advance, stats })
+}
