@@ -9,11 +9,11 @@
 //! whatever the thread count (checked here).
 //!
 //! ```text
-//! cargo run --release -p armature --example batch -- [scene.ron] [motions] [θmax in degrees] [seed]
+//! cargo run --release -p armature --example batch -- [scene.ron] [motions] [θmax in degrees] [seed] [projected|unprojected]
 //! ```
 //!
 //! Defaults: the two-arm test cell of the crate's fixtures, 1000 motions,
-//! θmax = 30°, seed 1. Joints without limits are drawn in `[−π, π]`;
+//! θmax = 30°, seed 1, the projected (C2A) motion bound. Joints without limits are drawn in `[−π, π]`;
 //! joints with several values keep their neutral value.
 
 use std::collections::BTreeMap;
@@ -120,9 +120,23 @@ fn run() -> Result<(), Box<dyn Error>> {
     let n: usize = arg(&args, 1, "motions", 1000)?;
     let theta_deg: f64 = arg(&args, 2, "θmax", 30.0)?;
     let seed: u64 = arg(&args, 3, "seed", 1)?;
+    let projected = match args.get(4).map(String::as_str) {
+        None | Some("projected") => true,
+        Some("unprojected") => false,
+        Some(other) => {
+            return Err(
+                format!("motion bound `{other}`: expected projected or unprojected").into(),
+            );
+        }
+    };
     let scene = Scene::from_file(path)?;
-    let parallel = Pipeline::builder().build()?;
-    let serial = Pipeline::builder().threads(1).build()?;
+    let parallel = Pipeline::builder()
+        .projected_motion_bound(projected)
+        .build()?;
+    let serial = Pipeline::builder()
+        .projected_motion_bound(projected)
+        .threads(1)
+        .build()?;
     let motions = draw_motions(&scene, &parallel, n, theta_deg.to_radians(), seed)?;
     println!(
         "scene {path}: {n} motions, θmax = {theta_deg}°, seed {seed}, {} threads",

@@ -85,6 +85,7 @@ pub struct Pipeline {
     broad_phase: BroadPhase,
     exact: ExactStage,
     temporal_culling: bool,
+    projected_motion_bound: bool,
     distance_threshold: Option<f64>,
     max_iterations: usize,
     early_out: bool,
@@ -102,6 +103,7 @@ impl Default for Pipeline {
             broad_phase: BroadPhase::default(),
             exact: ExactStage::default(),
             temporal_culling: true,
+            projected_motion_bound: true,
             distance_threshold: None,
             max_iterations: CcdOptions::default().max_ca_iterations_per_pair,
             early_out: false,
@@ -141,6 +143,17 @@ impl PipelineBuilder {
     #[must_use]
     pub const fn temporal_culling(mut self, on: bool) -> Self {
         self.pipeline.temporal_culling = on;
+        self
+    }
+
+    /// Conservative advancement on motion bounds projected per pair of
+    /// convex volumes (C2A; default on): tangential passes take few, long
+    /// steps. Off, each link pair advances on one unprojected speed bound,
+    /// as M4 does for non-convex links; the contract is the same either
+    /// way (see [`CcdOptions::projected_motion_bound`]).
+    #[must_use]
+    pub const fn projected_motion_bound(mut self, on: bool) -> Self {
+        self.pipeline.projected_motion_bound = on;
         self
     }
 
@@ -321,6 +334,7 @@ impl Pipeline {
                 BroadPhase::Interval => EnclosureKind::Interval,
             })
             .with_temporal_culling(self.temporal_culling)
+            .with_projected_motion_bound(self.projected_motion_bound)
             .with_self_collision(scene.self_collision())
             .with_skip_adjacent(scene.skip_adjacent())
             .with_early_out(self.early_out)

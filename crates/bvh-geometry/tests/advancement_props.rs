@@ -60,9 +60,15 @@ fn step(
     let oa = MeshObject::new(a, ba, m.at(0.0)).unwrap();
     let ob = MeshObject::new(b, bb, tb).unwrap();
     let mut ws = DistanceWorkspace::new();
-    advancement_step(&oa, &ob, options, |n, ra, _| m.speed(n, ra), &mut ws)
-        .unwrap()
-        .advance
+    advancement_step(
+        &oa,
+        &ob,
+        options,
+        |n, (c, r), _| m.speed(n, c.length() + r),
+        &mut ws,
+    )
+    .unwrap()
+    .advance
 }
 
 fn motion() -> impl Strategy<Value = Motion> {

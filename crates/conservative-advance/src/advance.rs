@@ -14,25 +14,45 @@
 //!    closer than `c`; pairs are processed in ascending `τ̌`, a pair whose
 //!    `τ̌` is not below the current minimum is skipped, and a pair's
 //!    iterations stop once its time passes the minimum.
-//! 3. *Conservative advancement* (M4 §3.4, §6): from `t` with a certified
-//!    lower bound `d(t)` on the mesh distance (BVH branch and bound over
-//!    RSS trees; by default an approximate distance `d̃` within relative
-//!    error `ε` and `d = d̃ / (1 + ε)`,
-//!    [`CcdOptions::distance_relative_error`], confirmed by the exact
-//!    distance when `d̃` is within `2c (1 + ε)`; every triangle distance
-//!    less its rounding estimate) the pair advances by
-//!    `Δt = (d − c) / μ`, with `μ` a bound on the closing speed over
-//!    `[t, 1]`, until a triangle pair is within `2c` (`d̃ ≤ 2c`).
+//! 3. *Conservative advancement* (M4 §3.4, §6): from `t` the pair
+//!    advances by a step over which its distance provably stays above `c`,
+//!    until a triangle pair is within `2c`. Two bounds are offered
+//!    ([`CcdOptions::projected_motion_bound`]):
+//!    - **projected, per pair of convex volumes** (C2A; the default): each
+//!      step is the smallest over a front of the two RSS trees of
+//!      `(g − c) / μ_n`, `g` a volume or triangle pair's certified gap
+//!      along its own closest direction `n` and `μ_n` a bound on the rate
+//!      that gap can close over a window `[t, t + h]`: the smaller of the
+//!      chain's projected bound for points within the piece's reach (M4
+//!      eq. 10 with `n`, [`MotionBounds::pair_speed`]) and the piece's
+//!      actual speed along `n` at `t` plus the links' acceleration bound
+//!      times `h` ([`armature_kinematics::PairSpeed::world_bound`]). The
+//!      front is refined smallest step first
+//!      ([`armature_bvh_geometry::query::advancement_step`]); the window
+//!      starts as the rest of the motion and then follows the steps
+//!      (twice the last), so the bound tightens as the pair approaches;
+//!    - **unprojected**: a certified lower bound `d(t)` on the mesh
+//!      distance (BVH branch and bound over RSS trees; by default an
+//!      approximate distance `d̃` within relative error `ε` and
+//!      `d = d̃ / (1 + ε)`, [`CcdOptions::distance_relative_error`],
+//!      confirmed by the exact distance when `d̃` is within `2c (1 + ε)`;
+//!      every triangle distance less its rounding estimate) and
+//!      `Δt = (d − c) / μ`, with `μ` a bound on the speed of every point
+//!      of the link over `[t, 1]` ([`MotionBounds::mu`], plus a moving
+//!      obstacle's speed; [`MotionBounds::mu_relative`] for two links).
 //!
-//! **Why `μ` is unprojected.** Links and obstacles are arbitrary polygon
-//! soups; the direction-projected bound is only valid for convex pieces,
-//! so a link–obstacle pair uses the speed bound of every
-//! point of the link ([`MotionBounds::mu`]) plus, for a moving obstacle,
-//! the speed bound of its points, and a link–link pair uses
-//! [`MotionBounds::mu_relative`].
+//! **Why per volume.** Links and obstacles are arbitrary polygon soups; a
+//! bound projected on the closest direction of the whole meshes is wrong
+//! for non-convex shapes (a separating slab need not exist), so the
+//! projection is applied per pair of convex pieces: RSS volumes and
+//! triangles. A link passing an obstacle a few centimetres away then
+//! closes the gap slowly along its closest directions however fast it
+//! moves, and an approaching pair's bound tends to its actual closing
+//! speed as the window shrinks.
 //!
 //! **Guarantee.** Between `t_k` and `t_k + Δt` no point can close a gap
-//! larger than `d(t_k) − c`, so the pair's distance stays at least `c` on
+//! larger than `d(t_k) − c` (or, projected, no piece pair its gap less
+//! `c`), so the pair's distance stays at least `c` on
 //! `[0, t_final]`: the reported time is never later than the first time
 //! the pair comes closer than its clearance (so never later than its
 //! first contact), and a pair is reported free only when the advancement
@@ -66,14 +86,15 @@ use std::cmp::Ordering;
 use std::time::Instant;
 
 use armature_bvh_geometry::query::{
-    CappedDistance, CollideMode, CollideWorkspace, DistanceCache, DistanceWorkspace, MeshDistance,
-    MeshObject, capped_distance, collide, containment,
+    Advance, AdvancementOptions, CappedDistance, CollideMode, CollideWorkspace, DistanceCache,
+    DistanceWorkspace, MeshDistance, MeshObject, advancement_step, capped_distance, collide,
+    containment,
 };
 use armature_bvh_geometry::{
     ArticulatedBody, DisabledPairs, DynamicHierarchyOptions, DynamicLinkHierarchy,
     EnvironmentHierarchy, GeometryError, LinkGeometry, Obstacle, ObstacleMotion, PotentialPairs,
 };
-use armature_kinematics::{InBetweenMotion, MotionBounds};
+use armature_kinematics::{InBetweenMotion, MotionBounds, PairSpeed};
 use glam::{DAffine3, DVec3};
 
 use crate::{CcdError, CcdOptions, CcdReport, CcdStats, CcdStatus, Contact, Other};
@@ -101,6 +122,8 @@ pub struct CcdWorkspace {
     tasks: Vec<PairTask>,
     distance: DistanceWorkspace,
     collide: CollideWorkspace,
+    /// The projected speed bound of the pair being advanced.
+    speed: PairSpeed,
 }
 
 impl CcdWorkspace {
@@ -383,8 +406,112 @@ impl Scene<'_> {
     }
 
     /// Advances one pair from the iterate `t` (already `iterations` steps
-    /// done), giving up as free once `t ≥ cutoff`.
+    /// done), giving up as free once `t ≥ cutoff`, with the motion bound
+    /// the options choose.
     fn advance(
+        &self,
+        task: &PairTask,
+        t: f64,
+        iterations: usize,
+        cutoff: f64,
+        ws: &mut CcdWorkspace,
+        stats: &mut CcdStats,
+    ) -> Result<PairOutcome, CcdError> {
+        if self.options.projected_motion_bound {
+            self.advance_projected(task, t, iterations, cutoff, ws, stats)
+        } else {
+            self.advance_unprojected(task, t, iterations, cutoff, ws, stats)
+        }
+    }
+
+    /// [`Scene::advance`] with C2A steps: each is the smallest over a front
+    /// of the pair's RSS trees of `(g − c) / μ_n`, every convex piece pair
+    /// with its own closest direction `n`
+    /// ([`armature_bvh_geometry::query::advancement_step`]) and the chain's
+    /// projected speed bound for points within the piece's reach
+    /// ([`MotionBounds::pair_speed`]), plus a moving obstacle's whole
+    /// speed. A triangle pair within `2c` is a contact, as in the
+    /// unprojected advancement.
+    fn advance_projected(
+        &self,
+        task: &PairTask,
+        mut t: f64,
+        mut iterations: usize,
+        cutoff: f64,
+        ws: &mut CcdWorkspace,
+        stats: &mut CcdStats,
+    ) -> Result<PairOutcome, CcdError> {
+        let c = task.clearance;
+        let (link, other) = (task.link, task.other);
+        let (second, obstacle_speed) = match other {
+            Other::Link(b) => (Some(b), 0.0),
+            Other::Obstacle(o) => (None, self.obstacle_speed[o]),
+        };
+        let ga = link_geometry(self.body, link)?;
+        // The window `[t, t + window]` the speed bound covers: the shorter,
+        // the less the directions drift and the tighter the bound, but no
+        // step may leave it. It starts as the whole motion and then follows
+        // the steps (twice the last one).
+        let mut window = f64::INFINITY;
+        loop {
+            if t >= cutoff {
+                return Ok(PairOutcome::Free);
+            }
+            // Not cut at `cutoff`: the iterates must not depend on it, so
+            // that temporal culling leaves the time unchanged.
+            let t_end = (t + window).min(1.0);
+            self.bounds
+                .pair_speed(&self.motion, link, second, t, t_end, &mut ws.speed)?;
+            self.motion.poses_at(t, &mut ws.poses)?;
+            let (gb, pose_b) = self.other_at(other, t, &ws.poses)?;
+            let a = MeshObject::new(&ga.mesh, &ga.rss_tree, ws.poses[link])?;
+            let b = MeshObject::new(&gb.mesh, &gb.rss_tree, pose_b)?;
+            let options = AdvancementOptions {
+                clearance: c,
+                contact_distance: 2.0 * c,
+                horizon: t_end - t,
+                rel_error: self.options.distance_relative_error,
+            };
+            stats.distance_calls += 1;
+            let speed = &ws.speed;
+            let step = advancement_step(
+                &a,
+                &b,
+                &options,
+                |n, piece_a, piece_b| speed.piece_bound(n, piece_a, piece_b) + obstacle_speed,
+                &mut ws.distance,
+            )?;
+            let s = match step.advance {
+                Advance::Contact(m) => {
+                    let poses = core::mem::take(&mut ws.poses);
+                    let contact = self.contact(link, other, t, &m, &poses);
+                    ws.poses = poses;
+                    return Ok(PairOutcome::Contact(contact?));
+                }
+                // The bound holds on the window only.
+                Advance::Step(s) => s.min(t_end - t),
+            };
+            if iterations >= self.options.max_ca_iterations_per_pair {
+                return Ok(PairOutcome::Exhausted(t));
+            }
+            iterations += 1;
+            stats.ca_iterations += 1;
+            if s >= 1.0 - t {
+                return Ok(PairOutcome::Free);
+            }
+            // Rounded down, so the step never overshoots; no certified
+            // progress (rounding larger than the gap) gives the pair up.
+            let next = t + s.next_down();
+            if !(s > 0.0 && next > t) {
+                return Ok(PairOutcome::Exhausted(t));
+            }
+            t = next;
+            window = 2.0 * s;
+        }
+    }
+
+    /// [`Scene::advance`] with one unprojected speed bound per pair.
+    fn advance_unprojected(
         &self,
         task: &PairTask,
         mut t: f64,

@@ -46,6 +46,15 @@ pub struct CcdOptions {
     /// hierarchies than the exact distance; steps are at most `1 + ε`
     /// times shorter. `0` computes exact distances. Default `0.5`.
     pub distance_relative_error: f64,
+    /// Advance on motion bounds projected per pair of convex volumes (C2A):
+    /// each step is the smallest over a front of the two RSS trees of
+    /// `(g − c) / μ_n`, with `g` a volume or triangle pair's gap along its
+    /// closest direction `n` and `μ_n` the closing speed along `n` of
+    /// points within the piece's reach, so tangential passes take few, long
+    /// steps. `false` uses one unprojected speed bound per link pair (the
+    /// speed of every point of the link; M4's bound without `n`), as
+    /// before. Default `true`. Both keep the same contract.
+    pub projected_motion_bound: bool,
 }
 
 impl Default for CcdOptions {
@@ -59,6 +68,7 @@ impl Default for CcdOptions {
             skip_adjacent: true,
             early_out: false,
             distance_relative_error: 0.5,
+            projected_motion_bound: true,
         }
     }
 }
@@ -117,6 +127,13 @@ impl CcdOptions {
     #[must_use]
     pub const fn with_distance_relative_error(mut self, e: f64) -> Self {
         self.distance_relative_error = e;
+        self
+    }
+
+    /// Sets [`CcdOptions::projected_motion_bound`].
+    #[must_use]
+    pub const fn with_projected_motion_bound(mut self, on: bool) -> Self {
+        self.projected_motion_bound = on;
         self
     }
 

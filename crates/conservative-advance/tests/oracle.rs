@@ -411,7 +411,8 @@ fn other_link(o: Other) -> usize {
 
 /// The options that change how pairs are processed, in every
 /// combination: path-validity mode × temporal culling × enclosure of the
-/// broad phase × iteration budget × relative error of the distances.
+/// broad phase × iteration budget × relative error of the distances ×
+/// projected (C2A) or unprojected motion bound.
 fn option_grid() -> Vec<CcdOptions> {
     let mut out = Vec::new();
     for early_out in [false, true] {
@@ -419,14 +420,17 @@ fn option_grid() -> Vec<CcdOptions> {
             for enclosure in [EnclosureKind::Taylor, EnclosureKind::Interval] {
                 for budget in [1, 2, 5, 200] {
                     for e in [0.0, 0.5, 0.9] {
-                        out.push(
-                            CcdOptions::default()
-                                .with_early_out(early_out)
-                                .with_temporal_culling(culling)
-                                .with_enclosure(enclosure)
-                                .with_max_ca_iterations_per_pair(budget)
-                                .with_distance_relative_error(e),
-                        );
+                        for projected in [true, false] {
+                            out.push(
+                                CcdOptions::default()
+                                    .with_early_out(early_out)
+                                    .with_temporal_culling(culling)
+                                    .with_enclosure(enclosure)
+                                    .with_max_ca_iterations_per_pair(budget)
+                                    .with_distance_relative_error(e)
+                                    .with_projected_motion_bound(projected),
+                            );
+                        }
                     }
                 }
             }
@@ -762,7 +766,7 @@ proptest! {
     fn random_motions_under_every_option_keep_the_contract(
         q0 in prop::array::uniform3(-PI..PI),
         q1 in prop::array::uniform3(-PI..PI),
-        k in 0usize..96,
+        k in 0usize..192,
     ) {
         let (body, obs) = (arm(), obstacles());
         check_with(&body, &obs, &q0, &q1, option_grid()[k]);

@@ -813,8 +813,13 @@ fn descend(m: &LocalMotion, t: f64, n: DVec3) -> DVec3 {
 /// Largest length of the link origin `T(t') = T(0) + v t'` over `[t, 1]`
 /// (a convex function on a segment: largest at an end; (μ2)).
 fn origin_reach(m: &LocalMotion, t: f64, speed: f64) -> f64 {
+    origin_reach_until(m, t, 1.0, speed)
+}
+
+/// Largest length of the link origin `T(t')` over `[t, t_end]`.
+fn origin_reach_until(m: &LocalMotion, t: f64, t_end: f64, speed: f64) -> f64 {
     let a = (m.trans0 + m.velocity * t).length();
-    let b = (m.trans0 + m.velocity).length();
+    let b = (m.trans0 + m.velocity * t_end).length();
     let reach = a.max(b);
     // |T(0)| ≤ reach + speed bounds the operands' size.
     pad(reach, reach + speed)
@@ -1060,48 +1065,168 @@ impl MotionBounds {
     /// piece's points in the link frame), which is the only place `R`
     /// enters.
     ///
+    /// The bound holds for `t' ∈ [t, t_end]` only, and is the tighter the
+    /// shorter that window: the directions' drift (μ4) grows with it. A
+    /// conservative-advancement step from `t` may use it for steps up to
+    /// `t_end − t`; `t_end = 1` gives the bounds of the other methods.
+    ///
     /// `out` is overwritten; it keeps its buffer, so a query reusing one
     /// allocates only while it grows.
     ///
     /// # Errors
-    /// As [`MotionBounds::mu_relative`] for both links.
+    /// As [`MotionBounds::mu_relative`] for both links, and
+    /// [`KinematicsError::BadTime`] unless `t ≤ t_end ≤ 1`.
     pub fn pair_speed(
         &self,
         motion: &InBetweenMotion,
         a: usize,
         b: Option<usize>,
         t: f64,
+        t_end: f64,
         out: &mut PairSpeed,
     ) -> Result<(), KinematicsError> {
         self.check(motion, [a, b.unwrap_or(a)], t)?;
+        if !(t <= t_end && t_end <= 1.0) {
+            return Err(KinematicsError::BadTime { t0: t, t1: t_end });
+        }
         let stop = b.and_then(|b| common_ancestor(&self.parent, &self.depth, a, b));
         out.terms.clear();
-        self.push_terms(motion, a, stop, t, &mut out.terms);
+        self.push_terms(motion, a, stop, [t, t_end], &mut out.terms);
         out.split = out.terms.len();
         out.radius = [self.radius[a], 0.0];
+        out.window = t_end - t;
+        out.twist = [Some(self.twist(motion, a, [t, t_end])), None];
         if let Some(b) = b {
-            self.push_terms(motion, b, stop, t, &mut out.terms);
+            out.twist[1] = Some(self.twist(motion, b, [t, t_end]));
+            self.push_terms(motion, b, stop, [t, t_end], &mut out.terms);
             out.radius[1] = self.radius[b];
         }
         out.stretch = self.stretch;
         Ok(())
     }
 
-    /// The terms of [`MotionBounds::chain_bound`] for the joints of `link`'s
-    /// chain below `stop`, with each joint's parent rotation at `t` in
-    /// place of the running direction (so any direction can be projected
-    /// later) and each lever without the link radius.
+    /// Upper bound on the acceleration `|p̈(t')|` of every point of link
+    /// `link` (world frame), for every `t' ∈ [t, t_end]`.
+    ///
+    /// With `u_j = R_{par j} v_j`, `Ω_j = R_{par j} ω_j` and `r_j = p − o_j`,
+    /// differentiating (μ1) gives
+    /// `p̈ = Σ_j W_{par j} × u_j + (W_{par j} × Ω_j) × r_j + Ω_j × ṙ_j`,
+    /// where `W_{par j}` is the angular velocity of `j`'s parent frame (at
+    /// most `Σ_{m above j} |ω_m|`), `|r_j| ≤ lever_j` (μ2) and
+    /// `ṙ_j = W_j × r_j + Σ_{k below j} u_k + Ω_k × r_k` (the velocity of
+    /// `p` relative to `o_j`), so
+    /// `|p̈| ≤ Σ_j W_j⁻ |v_j| + |ω_j| (W_j⁻ lever_j + |ṙ_j|)`, with `W_j⁻`
+    /// the sum over the joints above `j` and
+    /// `|ṙ_j| ≤ (W_j⁻ + |ω_j|) lever_j + Σ_{k below j} |v_k| + |ω_k| lever_k`.
+    /// The origins' stretch enters squared.
+    ///
+    /// # Errors
+    /// As [`MotionBounds::mu`], and [`KinematicsError::BadTime`] unless
+    /// `t ≤ t_end ≤ 1`.
+    pub fn acceleration(
+        &self,
+        motion: &InBetweenMotion,
+        link: usize,
+        t: f64,
+        t_end: f64,
+    ) -> Result<f64, KinematicsError> {
+        self.check(motion, [link, link], t)?;
+        if !(t <= t_end && t_end <= 1.0) {
+            return Err(KinematicsError::BadTime { t0: t, t1: t_end });
+        }
+        Ok(self.acceleration_bound(motion, link, [t, t_end]))
+    }
+
+    fn acceleration_bound(&self, motion: &InBetweenMotion, link: usize, window: [f64; 2]) -> f64 {
+        let local = motion.local();
+        let chain = self.chain(link);
+        // Levers (with the link radius) and the speeds below each joint, by
+        // suffix sums; then the terms walking down.
+        let mut lever_below = self.radius[link];
+        let mut speed_below = 0.0;
+        // (|v|, |ω|, lever, speed of the joints strictly below)
+        let mut terms = [(0.0, 0.0, 0.0, 0.0); 64];
+        let long = chain.len() > terms.len();
+        let mut total = 0.0;
+        let mut w_above = 0.0;
+        if long {
+            // Deeper than any tree here: the suffix sums are recomputed per
+            // joint (quadratic, allocation-free).
+            for (i, &k) in chain.iter().enumerate() {
+                let m = &local[k];
+                let (sp, w) = (m.velocity.length(), m.omega.abs());
+                let mut lever = self.radius[link];
+                let mut below = 0.0;
+                for &j in chain[i + 1..].iter().rev() {
+                    let mj = &local[j];
+                    let spj = mj.velocity.length();
+                    lever += origin_reach_until(mj, window[0], window[1], spj);
+                    below += spj + mj.omega.abs() * lever;
+                }
+                let rdot = (w_above + w) * lever + below;
+                total += w_above * sp + w * (w_above * lever + rdot);
+                w_above += w;
+            }
+        } else {
+            for (slot, &k) in terms.iter_mut().zip(chain).rev() {
+                let m = &local[k];
+                let (sp, w) = (m.velocity.length(), m.omega.abs());
+                *slot = (sp, w, lever_below, speed_below);
+                speed_below += sp + w * lever_below;
+                lever_below += origin_reach_until(m, window[0], window[1], sp);
+            }
+            for &(sp, w, lever, below) in &terms[..chain.len()] {
+                let rdot = (w_above + w) * lever + below;
+                total += w_above * sp + w * (w_above * lever + rdot);
+                w_above += w;
+            }
+        }
+        pad(total * self.stretch * self.stretch, 0.0)
+    }
+
+    /// Link `link`'s twist at `t` ([`Twist`]), from its chain's local
+    /// motions: each origin's velocity and angular velocity propagated
+    /// down from the root (`v_child = v + ω × (o_child − o) + R v_j`,
+    /// `ω_child = ω + R ω_j`).
+    fn twist(&self, motion: &InBetweenMotion, link: usize, window: [f64; 2]) -> Twist {
+        let local = motion.local();
+        let t = window[0];
+        let mut pose = DAffine3::IDENTITY;
+        let mut velocity = DVec3::ZERO;
+        let mut omega = DVec3::ZERO;
+        for &k in self.chain(link) {
+            let m = &local[k];
+            let child = pose * m.pose(t);
+            velocity +=
+                omega.cross(child.translation - pose.translation) + pose.matrix3 * m.velocity;
+            omega += pose.matrix3 * m.angular_velocity();
+            pose = child;
+        }
+        Twist {
+            rot: pose.matrix3,
+            velocity,
+            omega,
+            accel: self.acceleration_bound(motion, link, window),
+            pad: 8.0 * (self.stretch - 1.0) + self.skew + 1e-9,
+        }
+    }
+
+    /// The terms of [`MotionBounds::chain_bound`] over the window
+    /// `[t, t_end]` for the joints of `link`'s chain below `stop`, with
+    /// each joint's parent rotation at `t` in place of the running
+    /// direction (so any direction can be projected later) and each lever
+    /// without the link radius.
     fn push_terms(
         &self,
         motion: &InBetweenMotion,
         link: usize,
         stop: Option<usize>,
-        t: f64,
+        [t, t_end]: [f64; 2],
         out: &mut Vec<ProjectedTerm>,
     ) {
         let local = motion.local();
         let from = stop.map_or(0, |c| self.depth[c] + 1);
-        let remaining = 1.0 - t;
+        let remaining = t_end - t;
         let chain = self.chain(link);
         // The rotation of the parent of the next joint at `t`, in the world:
         // the product down to `stop`, then on down the chain.
@@ -1123,7 +1248,7 @@ impl MotionBounds {
                 omega: w,
                 drift: (w_above * remaining * (1.0 + REL_PAD) + self.skew).min(2.0),
                 // Filled below: the origin reaches of the links under it.
-                lever: origin_reach(m, t, speed),
+                lever: origin_reach_until(m, t, t_end, speed),
             });
             w_above += w;
             rot *= m.pose(t).matrix3;
@@ -1228,6 +1353,41 @@ pub struct PairSpeed {
     /// The links' radii `R` (the largest reach a piece is given).
     radius: [f64; 2],
     stretch: f64,
+    /// Each link's twist at `t` (none for an object).
+    twist: [Option<Twist>; 2],
+    /// `t_end − t`.
+    window: f64,
+}
+
+/// A link's rigid motion at time `t`, in the world: every point `p` of it
+/// moves at `velocity + omega × (p − origin)`, and its acceleration is at
+/// most `accel` over the window.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Twist {
+    /// The link frame's rotation at `t`.
+    rot: DMat3,
+    /// Velocity of the link's origin.
+    velocity: DVec3,
+    /// Angular velocity.
+    omega: DVec3,
+    /// Bound on `|p̈|` over the window for the link's points.
+    accel: f64,
+    /// Relative padding for the rounding and the origins' skew.
+    pad: f64,
+}
+
+impl Twist {
+    /// Bound on `|ṗ(t')·n|` over the window for the points within
+    /// `radius` of `centre` (link frame), `n` unit: the speed at `t` of the
+    /// ball, `|v_c·n| + ρ |ω × n|`, plus the change over the window.
+    fn bound(&self, n: DVec3, centre: DVec3, radius: f64, window: f64) -> f64 {
+        let r = self.rot * centre;
+        let v = self.velocity + self.omega.cross(r);
+        let spin = self.omega.cross(n).length();
+        let s = v.dot(n).abs() + radius * spin + self.accel * window;
+        let size = v.length() + self.omega.length() * (r.length() + radius);
+        s * (1.0 + self.pad) + REL_PAD * size
+    }
 }
 
 impl PairSpeed {
@@ -1237,7 +1397,8 @@ impl PairSpeed {
         Self::default()
     }
 
-    /// Upper bound on `|(ṗ_a(t') − ṗ_b(t'))·n|` for every `t' ∈ [t, 1]`,
+    /// Upper bound on `|(ṗ_a(t') − ṗ_b(t'))·n|` for every `t'` in the
+    /// window `[t, t_end]`,
     /// every point `p_a` of the first link with `|p_a| ≤ reach_a` in its
     /// frame and every point `p_b` of the second with `|p_b| ≤ reach_b`
     /// (the second's term is 0 against an object: add its own speed), with
@@ -1285,6 +1446,51 @@ impl PairSpeed {
         let ra = reach_a.min(self.radius[0]).max(0.0);
         let rb = reach_b.min(self.radius[1]).max(0.0);
         pad((side(ta, ra) + side(tb, rb)) * self.stretch, 0.0)
+    }
+
+    /// Upper bound on `|(ṗ_a(t') − ṗ_b(t'))·n|` in the *world* frame, for
+    /// every `t'` in the window, every point `p_a` of the first link within
+    /// `radius_a` of `centre_a` (link frame) and every `p_b` of the second
+    /// within `radius_b` of `centre_b` (0 for an object), with `n` a fixed
+    /// world direction (normalised here; zero or non-finite gives `∞`).
+    ///
+    /// Each link moves rigidly: at `t` a point's velocity is
+    /// `v_o + ω × (p − o)` exactly ([`InBetweenMotion::point_velocity`]),
+    /// so the ball's projected speed is at most `|v_c·n| + ρ |ω × n|`, and
+    /// over the window it changes by at most `|p̈|_max (t_end − t)`
+    /// ([`MotionBounds::acceleration`]). Tight for short windows and small
+    /// pieces: the actual closing speed, where the chain bound
+    /// ([`PairSpeed::bound`]) sums every joint's largest contribution.
+    /// Valid for convex pieces only, as that one.
+    #[must_use]
+    pub fn world_bound(
+        &self,
+        n: DVec3,
+        (centre_a, radius_a): (DVec3, f64),
+        (centre_b, radius_b): (DVec3, f64),
+    ) -> f64 {
+        let len = n.length();
+        if !(len > 0.0 && len.is_finite()) {
+            return f64::INFINITY;
+        }
+        let n = n / len;
+        let side = |tw: &Option<Twist>, c: DVec3, r: f64| {
+            tw.map_or(0.0, |tw| tw.bound(n, c, r.max(0.0), self.window))
+        };
+        side(&self.twist[0], centre_a, radius_a) + side(&self.twist[1], centre_b, radius_b)
+    }
+
+    /// The smaller of [`PairSpeed::bound`] (the pieces' reaches from their
+    /// links' origins) and [`PairSpeed::world_bound`]: a rate at which the
+    /// gap of two convex pieces along `n` can close, `n` held fixed in the
+    /// links' common frame for the first and in the world for the second.
+    /// Either slab gap bounds the distance from below, so conservative
+    /// advancement may step by the gap over the smaller rate.
+    #[must_use]
+    pub fn piece_bound(&self, n: DVec3, a: (DVec3, f64), b: (DVec3, f64)) -> f64 {
+        let reach = |(c, r): (DVec3, f64)| c.length() + r.max(0.0);
+        let chain = self.bound(n, reach(a), reach(b));
+        chain.min(self.world_bound(n, a, b))
     }
 }
 

@@ -451,9 +451,11 @@ fn check_mu(m: &Model) -> Result<(), TestCaseError> {
     // here) lowers it, checked against sampled projected speeds below.
     let mut speed = PairSpeed::new();
     let mut piece = Vec::with_capacity(n);
+    let mut window = Vec::with_capacity(n);
+    let t_end = t + 0.5 * (1.0 - t);
     for i in 0..n {
         bounds
-            .pair_speed(&motion, i, None, t, &mut speed)
+            .pair_speed(&motion, i, None, t, 1.0, &mut speed)
             .expect("ok");
         let full = speed.bound(dir, f64::INFINITY, 0.0);
         prop_assert!(
@@ -472,6 +474,14 @@ fn check_mu(m: &Model) -> Result<(), TestCaseError> {
         let lowered = speed.bound(dir, reach, 7.0);
         prop_assert!(lowered <= full);
         piece.push(lowered);
+        // Over the first half of [t, 1] only: never above the whole
+        // interval's bound, checked against the samples in the window.
+        bounds
+            .pair_speed(&motion, i, None, t, t_end, &mut speed)
+            .expect("ok");
+        let w = speed.bound(dir, f64::INFINITY, 0.0);
+        prop_assert!(w <= full * (1.0 + 1e-12));
+        window.push(w);
     }
     let tol = 1e-12 * scale(&b);
     const M: usize = 16;
@@ -488,7 +498,7 @@ fn check_mu(m: &Model) -> Result<(), TestCaseError> {
                 .expect("ok");
             prop_assert!(rel_n <= rel * (1.0 + 1e-9) + tol);
             bounds
-                .pair_speed(&motion, a, Some(c), t, &mut speed)
+                .pair_speed(&motion, a, Some(c), t, 1.0, &mut speed)
                 .expect("ok");
             let full = speed.bound(dir, f64::INFINITY, f64::INFINITY);
             prop_assert!(
@@ -499,9 +509,14 @@ fn check_mu(m: &Model) -> Result<(), TestCaseError> {
                 full,
                 rel_n
             );
+            bounds
+                .pair_speed(&motion, a, Some(c), t, t_end, &mut speed)
+                .expect("ok");
+            let rel_w = speed.bound(dir, f64::INFINITY, f64::INFINITY);
+            prop_assert!(rel_w <= full * (1.0 + 1e-12));
             prop_assert!(rel <= (mu[a] + mu[c]) * (1.0 + 1e-9));
             let n_c = frame.map_or(dir, |f| poses_t[f].matrix3.transpose() * dir);
-            pairs.push((a, c, frame, rel, rel_n, n_c));
+            pairs.push((a, c, frame, rel, rel_n, rel_w, n_c));
         }
     }
     for s in 0..=M {
@@ -531,6 +546,14 @@ fn check_mu(m: &Model) -> Result<(), TestCaseError> {
                     );
                 }
                 prop_assert!(
+                    ts > t_end || v.dot(dir).abs() <= window[i] + tol,
+                    "link {} at t' = {}: projected speed {} > the window's bound {}",
+                    i,
+                    ts,
+                    v.dot(dir).abs(),
+                    window[i]
+                );
+                prop_assert!(
                     v.dot(dir).abs() <= mu_n[i] + tol,
                     "link {} at t' = {}: projected speed {} > μ_n = {}",
                     i,
@@ -542,7 +565,7 @@ fn check_mu(m: &Model) -> Result<(), TestCaseError> {
             }
             vel.push(v_i);
         }
-        for &(a, c, frame, rel, rel_n, n_c) in &pairs {
+        for &(a, c, frame, rel, rel_n, rel_w, n_c) in &pairs {
             let omega = frame.map(|f| (f, angular_velocity(&motion, &poses, f)));
             for &(pa, va) in vel[a].iter().take(3) {
                 for &(pc, vc) in vel[c].iter().take(3) {
@@ -563,6 +586,15 @@ fn check_mu(m: &Model) -> Result<(), TestCaseError> {
                         rel
                     );
                     prop_assert!(
+                        ts > t_end || w.dot(n_c).abs() <= rel_w + 2.0 * tol,
+                        "pair ({}, {}) at t' = {}: projected closing speed {} > the window's {}",
+                        a,
+                        c,
+                        ts,
+                        w.dot(n_c).abs(),
+                        rel_w
+                    );
+                    prop_assert!(
                         w.dot(n_c).abs() <= rel_n + 2.0 * tol,
                         "pair ({}, {}) at t' = {}: projected closing speed {} > μ_ab,n = {}",
                         a,
@@ -571,6 +603,115 @@ fn check_mu(m: &Model) -> Result<(), TestCaseError> {
                         w.dot(n_c).abs(),
                         rel_n
                     );
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The world-frame piece bound of C2A ([`PairSpeed::world_bound`]: each
+/// link's twist at `t` plus its acceleration bound over the window) against
+/// sampled projected speeds of points within the pieces, for single links
+/// and pairs, and the acceleration bound against central differences of
+/// the point velocities.
+fn check_world_bound(m: &Model) -> Result<(), TestCaseError> {
+    let b = build(m);
+    let n = b.tree.len();
+    let motion = InBetweenMotion::new(&b.tree, &b.qa, &b.qb).expect("valid configurations");
+    let bounds = MotionBounds::new(&b.tree, &b.points).expect("valid point sets");
+    let (t, dir) = (m.t, unit_n(m.n));
+    // A short window and the rest of the motion.
+    let mut speed = PairSpeed::new();
+    let tol = 1e-12 * scale(&b);
+    for t_end in [t + 0.1 * (1.0 - t), 1.0] {
+        // Piece of link i: a ball about its first point through its next two.
+        let piece = |i: usize| {
+            let pts = &b.points[i];
+            let c = pts[0];
+            let r = pts
+                .iter()
+                .take(3)
+                .map(|p| p.distance(c))
+                .fold(0.0, f64::max);
+            (c, r)
+        };
+        let accel: Vec<f64> = (0..n)
+            .map(|i| bounds.acceleration(&motion, i, t, t_end).expect("ok"))
+            .collect();
+        let mut single = Vec::with_capacity(n);
+        for i in 0..n {
+            bounds
+                .pair_speed(&motion, i, None, t, t_end, &mut speed)
+                .expect("ok");
+            single.push(speed.world_bound(dir, piece(i), (DVec3::ZERO, 0.0)));
+            let chain = speed.bound(dir, f64::INFINITY, 0.0);
+            prop_assert!(speed.piece_bound(dir, piece(i), (DVec3::ZERO, 0.0)) <= chain);
+        }
+        let mut pair = Vec::new();
+        for a in 0..n {
+            for c in a + 1..n {
+                bounds
+                    .pair_speed(&motion, a, Some(c), t, t_end, &mut speed)
+                    .expect("ok");
+                pair.push((a, c, speed.world_bound(dir, piece(a), piece(c))));
+            }
+        }
+        const M: usize = 12;
+        let mut poses = vec![DAffine3::IDENTITY; n];
+        let mut near = vec![DAffine3::IDENTITY; n];
+        let h = 1e-6 * (t_end - t);
+        for s in 0..=M {
+            let ts = t + (t_end - t) * s as f64 / M as f64;
+            motion.poses_at(ts, &mut poses).expect("sized");
+            let vel = |poses: &[DAffine3], i: usize, p: DVec3| {
+                motion.point_velocity(poses, i, p).expect("valid link")
+            };
+            for i in 0..n {
+                for &p in b.points[i].iter().take(3) {
+                    let v = vel(&poses, i, p);
+                    prop_assert!(
+                        v.dot(dir).abs() <= single[i] + tol,
+                        "link {} at t' = {} (window to {}): projected speed {} > world bound {}",
+                        i,
+                        ts,
+                        t_end,
+                        v.dot(dir).abs(),
+                        single[i]
+                    );
+                }
+                // Acceleration: central difference inside the window.
+                if s > 0 && s < M && h > 0.0 {
+                    motion.poses_at(ts + h, &mut near).expect("sized");
+                    let mut behind = vec![DAffine3::IDENTITY; n];
+                    motion.poses_at(ts - h, &mut behind).expect("sized");
+                    for &p in &b.points[i] {
+                        let acc = (vel(&near, i, p) - vel(&behind, i, p)) / (2.0 * h);
+                        prop_assert!(
+                            acc.length() <= accel[i] * (1.0 + 1e-5) + 1e-6 * (1.0 + accel[i]),
+                            "link {} at t' = {}: acceleration {} > bound {}",
+                            i,
+                            ts,
+                            acc.length(),
+                            accel[i]
+                        );
+                    }
+                }
+            }
+            for &(a, c, bound) in &pair {
+                for &pa in b.points[a].iter().take(3) {
+                    for &pc in b.points[c].iter().take(3) {
+                        let w = (vel(&poses, a, pa) - vel(&poses, c, pc)).dot(dir).abs();
+                        prop_assert!(
+                            w <= bound + 2.0 * tol,
+                            "pair ({}, {}) at t' = {}: world closing speed {} > bound {}",
+                            a,
+                            c,
+                            ts,
+                            w,
+                            bound
+                        );
+                    }
                 }
             }
         }
@@ -722,6 +863,16 @@ proptest! {
     #[test]
     fn mu_bounds_sampled_speeds_all_joint_types(m in model(true)) {
         check_mu(&m)?;
+    }
+
+    #[test]
+    fn world_piece_bounds_sampled_speeds_and_accelerations(m in model(false)) {
+        check_world_bound(&m)?;
+    }
+
+    #[test]
+    fn world_piece_bounds_sampled_speeds_and_accelerations_all_joint_types(m in model(true)) {
+        check_world_bound(&m)?;
     }
 
     #[test]

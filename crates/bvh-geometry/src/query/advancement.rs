@@ -127,14 +127,20 @@ fn triangle_gap(a: &[DVec3; 3], b: &[DVec3; 3], n: DVec3) -> f64 {
     if gap.is_nan() { f64::NEG_INFINITY } else { gap }
 }
 
-/// Largest distance of a swept rectangle's points from its frame's origin.
-fn reach_rss(r: &Rss) -> f64 {
-    (r.center.length() + r.half_lengths.length() + r.radius) * (1.0 + 1e-12)
+/// A ball holding a swept rectangle: its centre and radius, in its frame.
+fn ball_rss(r: &Rss) -> (DVec3, f64) {
+    (
+        r.center,
+        (r.half_lengths.length() + r.radius) * (1.0 + 1e-12) + 1e-15 * r.center.length(),
+    )
 }
 
-/// Largest distance of a triangle's points from its frame's origin.
-fn reach_triangle(t: &[DVec3; 3]) -> f64 {
-    t.iter().map(|p| p.length()).fold(0.0, f64::max) * (1.0 + 1e-12)
+/// A ball holding a triangle: its centroid and the largest distance of a
+/// corner from it.
+fn ball_triangle(t: &[DVec3; 3]) -> (DVec3, f64) {
+    let c = (t[0] + t[1] + t[2]) / 3.0;
+    let r = t.iter().map(|p| p.distance(c)).fold(0.0, f64::max);
+    (c, r * (1.0 + 1e-12) + 1e-15 * c.length())
 }
 
 /// The state of one [`advancement_step`]: the posed meshes, the rules and
@@ -154,19 +160,26 @@ struct Search<'p, 'o, 'a, F> {
     stats: QueryStats,
 }
 
-impl<F: FnMut(DVec3, f64, f64) -> f64> Search<'_, '_, '_, F> {
+impl<F: FnMut(DVec3, (DVec3, f64), (DVec3, f64)) -> f64> Search<'_, '_, '_, F> {
     /// A gap computed in A's frame, certified in the world.
     fn certify(&self, g: f64) -> f64 {
         (g - self.pose.0) * self.pose.1
     }
 
     /// The step bound of a piece pair with certified gap `g` along `n` (A's
-    /// frame), at least `floor`.
-    fn bound(&mut self, n: DVec3, g: f64, reach_a: f64, reach_b: f64, floor: f64) -> f64 {
+    /// frame), at least `floor`; the pieces are balls in their own frames.
+    fn bound(
+        &mut self,
+        n: DVec3,
+        g: f64,
+        piece_a: (DVec3, f64),
+        piece_b: (DVec3, f64),
+        floor: f64,
+    ) -> f64 {
         if !(g > self.clearance) {
             return floor;
         }
-        let mu = (self.speed)(self.rot_a * n, reach_a, reach_b);
+        let mu = (self.speed)(self.rot_a * n, piece_a, piece_b);
         let own = if mu > 0.0 {
             (g - self.clearance) / mu
         } else {
@@ -193,8 +206,8 @@ impl<F: FnMut(DVec3, f64, f64) -> f64> Search<'_, '_, '_, F> {
         if !(g > self.contact) {
             urgent.push((floor, ia, ib));
         } else {
-            let reach_b = reach_rss(&self.p.node_b(ib).bv);
-            let step = self.bound(n, g, reach_rss(&bva), reach_b, floor);
+            let piece_b = ball_rss(&self.p.node_b(ib).bv);
+            let step = self.bound(n, g, ball_rss(&bva), piece_b, floor);
             front.push(FrontPair { step, ia, ib });
         }
     }
@@ -228,7 +241,7 @@ impl<F: FnMut(DVec3, f64, f64) -> f64> Search<'_, '_, '_, F> {
         let (na, nb) = (p.node_a(ia), p.node_b(ib));
         for &tb in p.b.bvh().leaf_triangles(nb) {
             let tri_b = p.tri_b(tb);
-            let reach_b = reach_triangle(&p.b.mesh().triangle(tb as usize));
+            let piece_b = ball_triangle(&p.b.mesh().triangle(tb as usize));
             for &ta in p.a.bvh().leaf_triangles(na) {
                 self.stats.triangle_tests += 1;
                 let tri_a = p.tri_a(ta);
@@ -245,7 +258,7 @@ impl<F: FnMut(DVec3, f64, f64) -> f64> Search<'_, '_, '_, F> {
                 }
                 let n = (cp.point_b - cp.point_a) / cp.distance;
                 let g = self.certify(triangle_gap(&tri_a, &tri_b, n));
-                let s = self.bound(n, g, reach_triangle(&tri_a), reach_b, floor);
+                let s = self.bound(n, g, ball_triangle(&tri_a), piece_b, floor);
                 self.leaf_best = self.leaf_best.min(s);
             }
         }
@@ -281,12 +294,14 @@ impl<F: FnMut(DVec3, f64, f64) -> f64> Search<'_, '_, '_, F> {
 /// steps: a link sliding past an obstacle at a few centimetres closes the
 /// gap slowly along the closest direction however fast it moves.
 ///
-/// `speed(n, reach_a, reach_b)` must bound the closing speed along the
-/// fixed world direction `n` (unit) of any point of `a` within `reach_a`
-/// of `a`'s mesh origin and any point of `b` within `reach_b` of `b`'s,
-/// over the whole step (for example the kinematics crate's
-/// `PairSpeed::bound`, plus the speed of a moving obstacle); the pieces it
-/// is asked about are convex (RSS volumes and triangles).
+/// `speed(n, (centre_a, radius_a), (centre_b, radius_b))` must bound the
+/// rate at which the gap along the fixed direction `n` (unit, world) can
+/// close: the closing speed along `n` of any point of `a` within
+/// `radius_a` of `centre_a` (in `a`'s mesh frame) and any point of `b`
+/// within `radius_b` of `centre_b` (in `b`'s), over the whole step (for
+/// example the kinematics crate's `PairSpeed::piece_bound`, plus the speed
+/// of a moving obstacle). The balls it is asked about hold convex pieces
+/// (RSS volumes and triangles).
 ///
 /// **Method.** Node pairs whose volumes are within the contact distance
 /// are refined first, depth first, down to their triangles, so a triangle
@@ -316,7 +331,7 @@ pub fn advancement_step<F>(
     ws: &mut DistanceWorkspace,
 ) -> Result<AdvancementStep, GeometryError>
 where
-    F: FnMut(DVec3, f64, f64) -> f64,
+    F: FnMut(DVec3, (DVec3, f64), (DVec3, f64)) -> f64,
 {
     let AdvancementOptions {
         clearance,
