@@ -29,8 +29,9 @@
 //!      times `h` ([`armature_kinematics::PairSpeed::world_bound`]). The
 //!      front is refined smallest step first
 //!      ([`armature_bvh_geometry::query::advancement_step`]); the window
-//!      starts as the rest of the motion and then follows the steps
-//!      (twice the last), so the bound tightens as the pair approaches;
+//!      follows the steps (a quarter longer than the last; the first step,
+//!      shared with temporal culling, is the unprojected one), so the
+//!      bound tightens as the pair approaches;
 //!    - **unprojected**: a certified lower bound `d(t)` on the mesh
 //!      distance (BVH branch and bound over RSS trees; by default an
 //!      approximate distance `d̃` within relative error `ε` and
@@ -111,6 +112,14 @@ const SPEED_PAD: f64 = 1e-12;
 /// a margin of about 10⁵ over it: 0.1 µm for a 1 km scene, 1e-10 m for a
 /// 1 m one.
 pub const MIN_RELATIVE_THRESHOLD: f64 = 1e-10;
+
+/// The window of the next C2A speed bound, relative to the last step: a
+/// little longer than the step it will allow. A short window keeps the
+/// bound tight (the acceleration term and the directions' drift grow with
+/// it); steps may grow by this factor per iteration. Measured on the Puma
+/// scenes at 30°: 1.25 takes 26 % fewer instructions than 2 and 34 % fewer
+/// than 3 (callgrind on the `batch` example).
+const WINDOW_SLACK: f64 = 1.25;
 
 /// Reusable scratch of [`first_contact`]: poses, pair lists and the
 /// distance traversal stack. One per thread; after the first queries on a
@@ -441,18 +450,16 @@ impl Scene<'_> {
         ws: &mut CcdWorkspace,
         stats: &mut CcdStats,
     ) -> Result<PairOutcome, CcdError> {
-        let c = task.clearance;
-        let (link, other) = (task.link, task.other);
-        let (second, obstacle_speed) = match other {
-            Other::Link(b) => (Some(b), 0.0),
-            Other::Obstacle(o) => (None, self.obstacle_speed[o]),
-        };
-        let ga = link_geometry(self.body, link)?;
         // The window `[t, t + window]` the speed bound covers: the shorter,
         // the less the directions drift and the tighter the bound, but no
-        // step may leave it. It starts as the whole motion and then follows
-        // the steps (twice the last one).
-        let mut window = f64::INFINITY;
+        // step may leave it. It follows the steps (`WINDOW_SLACK` times the
+        // last; the first iterate is the first step), and starts as the
+        // whole motion from 0.
+        let mut window = if t > 0.0 {
+            WINDOW_SLACK * t
+        } else {
+            f64::INFINITY
+        };
         loop {
             if t >= cutoff {
                 return Ok(PairOutcome::Free);
@@ -460,36 +467,14 @@ impl Scene<'_> {
             // Not cut at `cutoff`: the iterates must not depend on it, so
             // that temporal culling leaves the time unchanged.
             let t_end = (t + window).min(1.0);
-            self.bounds
-                .pair_speed(&self.motion, link, second, t, t_end, &mut ws.speed)?;
-            self.motion.poses_at(t, &mut ws.poses)?;
-            let (gb, pose_b) = self.other_at(other, t, &ws.poses)?;
-            let a = MeshObject::new(&ga.mesh, &ga.rss_tree, ws.poses[link])?;
-            let b = MeshObject::new(&gb.mesh, &gb.rss_tree, pose_b)?;
-            let options = AdvancementOptions {
-                clearance: c,
-                contact_distance: 2.0 * c,
-                horizon: t_end - t,
-                rel_error: self.options.distance_relative_error,
-            };
-            stats.distance_calls += 1;
-            let speed = &ws.speed;
-            let step = advancement_step(
-                &a,
-                &b,
-                &options,
-                |n, piece_a, piece_b| speed.piece_bound(n, piece_a, piece_b) + obstacle_speed,
-                &mut ws.distance,
-            )?;
-            let s = match step.advance {
+            let s = match self.c2a_step(task, t, t_end, ws, stats)? {
                 Advance::Contact(m) => {
                     let poses = core::mem::take(&mut ws.poses);
-                    let contact = self.contact(link, other, t, &m, &poses);
+                    let contact = self.contact(task.link, task.other, t, &m, &poses);
                     ws.poses = poses;
                     return Ok(PairOutcome::Contact(contact?));
                 }
-                // The bound holds on the window only.
-                Advance::Step(s) => s.min(t_end - t),
+                Advance::Step(s) => s,
             };
             if iterations >= self.options.max_ca_iterations_per_pair {
                 return Ok(PairOutcome::Exhausted(t));
@@ -506,8 +491,55 @@ impl Scene<'_> {
                 return Ok(PairOutcome::Exhausted(t));
             }
             t = next;
-            window = 2.0 * s;
+            window = WINDOW_SLACK * s;
         }
+    }
+
+    /// One C2A step of the pair from `t` with the speed bound of the window
+    /// `[t, t_end]`: a contact (a triangle pair within `2c`, poses at `t`
+    /// left in `ws.poses`), or a step, at most `t_end − t`, over which the
+    /// pair stays more than `c` apart.
+    fn c2a_step(
+        &self,
+        task: &PairTask,
+        t: f64,
+        t_end: f64,
+        ws: &mut CcdWorkspace,
+        stats: &mut CcdStats,
+    ) -> Result<Advance, CcdError> {
+        let c = task.clearance;
+        let (link, other) = (task.link, task.other);
+        let (second, obstacle_speed) = match other {
+            Other::Link(b) => (Some(b), 0.0),
+            Other::Obstacle(o) => (None, self.obstacle_speed[o]),
+        };
+        let ga = link_geometry(self.body, link)?;
+        self.bounds
+            .pair_speed(&self.motion, link, second, t, t_end, &mut ws.speed)?;
+        self.motion.poses_at(t, &mut ws.poses)?;
+        let (gb, pose_b) = self.other_at(other, t, &ws.poses)?;
+        let a = MeshObject::new(&ga.mesh, &ga.rss_tree, ws.poses[link])?;
+        let b = MeshObject::new(&gb.mesh, &gb.rss_tree, pose_b)?;
+        let options = AdvancementOptions {
+            clearance: c,
+            contact_distance: 2.0 * c,
+            horizon: t_end - t,
+            rel_error: self.options.distance_relative_error,
+        };
+        stats.distance_calls += 1;
+        let speed = &ws.speed;
+        let step = advancement_step(
+            &a,
+            &b,
+            &options,
+            |n, piece_a, piece_b| speed.piece_bound(n, piece_a, piece_b) + obstacle_speed,
+            &mut ws.distance,
+        )?;
+        Ok(match step.advance {
+            // The bound holds on the window only.
+            Advance::Step(s) => Advance::Step(s.min(t_end - t)),
+            contact => contact,
+        })
     }
 
     /// [`Scene::advance`] with one unprojected speed bound per pair.
@@ -859,6 +891,8 @@ fn lower_bounds(
         } else {
             d.lower_bound / 3.0
         };
+        // The first step on the unprojected bound, from the distance just
+        // computed: cheap, and enough to order and cull the pairs.
         task.bound = match Scene::step(mu, 0.0, d.lower_bound, task.clearance) {
             Step::To(t) => t,
             Step::Free => f64::INFINITY,

@@ -1488,11 +1488,26 @@ impl PairSpeed {
     /// advancement may step by the gap over the smaller rate.
     #[must_use]
     pub fn piece_bound(&self, n: DVec3, a: (DVec3, f64), b: (DVec3, f64)) -> f64 {
+        let world = self.world_bound(n, a, b);
+        // The chain bound has no acceleration term: it can only win when
+        // the window's share of the world bound is large.
+        let drift: f64 = self
+            .twist
+            .iter()
+            .flatten()
+            .map(|tw| tw.accel * self.window)
+            .sum();
+        if !(drift > CHAIN_WORTH * world) {
+            return world;
+        }
         let reach = |(c, r): (DVec3, f64)| c.length() + r.max(0.0);
-        let chain = self.bound(n, reach(a), reach(b));
-        chain.min(self.world_bound(n, a, b))
+        self.bound(n, reach(a), reach(b)).min(world)
     }
 }
+
+/// The share of [`PairSpeed::world_bound`] its acceleration term must
+/// exceed for [`PairSpeed::piece_bound`] to compute the chain bound too.
+const CHAIN_WORTH: f64 = 0.25;
 
 /// `n` normalised, or [`KinematicsError::BadDirection`].
 fn unit_direction(n: DVec3) -> Result<DVec3, KinematicsError> {

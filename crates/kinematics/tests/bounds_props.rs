@@ -644,9 +644,12 @@ fn check_world_bound(m: &Model) -> Result<(), TestCaseError> {
             bounds
                 .pair_speed(&motion, i, None, t, t_end, &mut speed)
                 .expect("ok");
-            single.push(speed.world_bound(dir, piece(i), (DVec3::ZERO, 0.0)));
-            let chain = speed.bound(dir, f64::INFINITY, 0.0);
-            prop_assert!(speed.piece_bound(dir, piece(i), (DVec3::ZERO, 0.0)) <= chain);
+            let world = speed.world_bound(dir, piece(i), (DVec3::ZERO, 0.0));
+            single.push(world);
+            let (c, r) = piece(i);
+            let chain = speed.bound(dir, c.length() + r, 0.0);
+            let both = speed.piece_bound(dir, piece(i), (DVec3::ZERO, 0.0));
+            prop_assert!(both <= world && both >= chain.min(world));
         }
         let mut pair = Vec::new();
         for a in 0..n {
