@@ -1497,7 +1497,7 @@ impl PairSpeed {
             .flatten()
             .map(|tw| tw.accel * self.window)
             .sum();
-        if !(drift > CHAIN_WORTH * world) {
+        if drift <= CHAIN_WORTH * world {
             return world;
         }
         let reach = |(c, r): (DVec3, f64)| c.length() + r.max(0.0);
