@@ -9,11 +9,13 @@
 //! whatever the thread count (checked here).
 //!
 //! ```text
-//! cargo run --release -p armature --example batch -- [scene.ron] [motions] [θmax in degrees] [seed] [projected|unprojected]
+//! cargo run --release -p armature --example batch -- [scene.ron] [motions] [θmax in degrees] [seed] \
+//!     [projected|unprojected] [pieces|no-pieces]
 //! ```
 //!
 //! Defaults: the two-arm test cell of the crate's fixtures, 1000 motions,
-//! θmax = 30°, seed 1, the projected (C2A) motion bound. Joints without limits are drawn in `[−π, π]`;
+//! θmax = 30°, seed 1, the projected (C2A) motion bound, no temporal
+//! culling on pieces of the motion. Joints without limits are drawn in `[−π, π]`;
 //! joints with several values keep their neutral value.
 
 use std::collections::BTreeMap;
@@ -129,14 +131,19 @@ fn run() -> Result<(), Box<dyn Error>> {
             );
         }
     };
+    let pieces = match args.get(5).map(String::as_str) {
+        Some("pieces") => true,
+        None | Some("no-pieces") => false,
+        Some(other) => {
+            return Err(format!("time pieces `{other}`: expected pieces or no-pieces").into());
+        }
+    };
     let scene = Scene::from_file(path)?;
-    let parallel = Pipeline::builder()
+    let builder = Pipeline::builder()
         .projected_motion_bound(projected)
-        .build()?;
-    let serial = Pipeline::builder()
-        .projected_motion_bound(projected)
-        .threads(1)
-        .build()?;
+        .time_pieces(pieces);
+    let parallel = builder.clone().build()?;
+    let serial = builder.threads(1).build()?;
     let motions = draw_motions(&scene, &parallel, n, theta_deg.to_radians(), seed)?;
     println!(
         "scene {path}: {n} motions, θmax = {theta_deg}°, seed {seed}, {} threads",

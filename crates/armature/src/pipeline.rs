@@ -86,6 +86,7 @@ pub struct Pipeline {
     exact: ExactStage,
     temporal_culling: bool,
     projected_motion_bound: bool,
+    time_pieces: bool,
     distance_threshold: Option<f64>,
     max_iterations: usize,
     early_out: bool,
@@ -104,6 +105,7 @@ impl Default for Pipeline {
             exact: ExactStage::default(),
             temporal_culling: true,
             projected_motion_bound: true,
+            time_pieces: false,
             distance_threshold: None,
             max_iterations: CcdOptions::default().max_ca_iterations_per_pair,
             early_out: false,
@@ -154,6 +156,18 @@ impl PipelineBuilder {
     #[must_use]
     pub const fn projected_motion_bound(mut self, on: bool) -> Self {
         self.pipeline.projected_motion_bound = on;
+        self
+    }
+
+    /// Temporal culling on pieces of the motion (default off): the link
+    /// boxes are also enclosed over up to 8 equal pieces of the motion,
+    /// their number chosen from its swing; a pair whose boxes meet on no
+    /// piece is culled, and one whose boxes first meet later starts there.
+    /// The contract is the same either way (see
+    /// [`CcdOptions::time_pieces`]).
+    #[must_use]
+    pub const fn time_pieces(mut self, on: bool) -> Self {
+        self.pipeline.time_pieces = on;
         self
     }
 
@@ -335,6 +349,7 @@ impl Pipeline {
             })
             .with_temporal_culling(self.temporal_culling)
             .with_projected_motion_bound(self.projected_motion_bound)
+            .with_time_pieces(self.time_pieces)
             .with_self_collision(scene.self_collision())
             .with_skip_adjacent(scene.skip_adjacent())
             .with_early_out(self.early_out)

@@ -8,7 +8,13 @@
 //!
 //! 1. *Spatial culling* (M4 §5): the dynamic link hierarchy of
 //!    `armature-bvh-geometry` encloses every link's OBB over `[0, 1]`,
-//!    widened by `δ`, and keeps the pairs whose swept boxes overlap.
+//!    widened by `3δ`, and keeps the pairs whose swept boxes overlap. With
+//!    [`CcdOptions::time_pieces`] the boxes are also enclosed over `2^r`
+//!    equal pieces of `[0, 1]` (`r` from the motion's swing, at most
+//!    [`MAX_PIECE_LEVELS`]; M1 §5.1.1's sub-intervals): a pair meeting on
+//!    no piece is dropped, and one first meeting on piece `k` is more than
+//!    `3δ` apart until `k / 2^r`, which is its first iterate (no distance
+//!    at the start is needed for it).
 //! 2. *Temporal culling* (M4 §7, Alg. 1): each pair's first CA step
 //!    `τ̌ = (d(0) − c) / μ(0)` is a lower bound on the time it first comes
 //!    closer than `c`; pairs are processed in ascending `τ̌`, a pair whose
@@ -104,6 +110,14 @@ use crate::{CcdError, CcdOptions, CcdReport, CcdStats, CcdStatus, Contact, Other
 /// the rounding of a few products and sums.
 const SPEED_PAD: f64 = 1e-12;
 
+/// The most halvings of `[0, 1]` temporal culling on pieces uses
+/// ([`CcdOptions::time_pieces`]): 8 pieces.
+pub const MAX_PIECE_LEVELS: u32 = 3;
+
+/// The swing (radians, see [`CcdScene`]'s piece levels) one piece of the
+/// motion should cover.
+const PIECE_SWING: f64 = 0.25;
+
 /// The smallest distance threshold accepted, relative to the scene's
 /// extent (the largest distance of a vertex from the world origin at the
 /// motion's ends). Distances and poses are computed to a few hundred ulps
@@ -133,6 +147,10 @@ pub struct CcdWorkspace {
     collide: CollideWorkspace,
     /// The projected speed bound of the pair being advanced.
     speed: PairSpeed,
+    /// The potential pairs of one piece of the motion, and the first piece
+    /// each pair of the whole motion meets on.
+    piece: PotentialPairs,
+    first_piece: Vec<u32>,
 }
 
 impl CcdWorkspace {
@@ -155,6 +173,9 @@ struct PairTask {
     /// keep for the motion to be free (see [`CcdReport`]); a contact is
     /// reported once the pair is within `2c`.
     clearance: f64,
+    /// Where its boxes first meet on the motion's pieces (0 without
+    /// pieces): before, the pair is more than `3δ` apart.
+    start: f64,
 }
 
 /// How one pair's advancement ended.
@@ -647,7 +668,9 @@ impl<'a> CcdScene<'a> {
                     .with_kind(options.enclosure)
                     .with_self_collision(options.self_collision)
                     .with_skip_adjacent(options.skip_adjacent)
-                    .with_margin(options.distance_threshold),
+                    // 3δ: boxes apart on a piece show the pair more than
+                    // 3δ apart there, so it keeps the full clearance δ.
+                    .with_margin(3.0 * options.distance_threshold),
             )?
             .with_disabled(disabled.clone());
         Ok(Self {
@@ -702,6 +725,97 @@ impl<'a> CcdScene<'a> {
         Ok(())
     }
 
+    /// The number of halvings `r` of `[0, 1]` for temporal culling on
+    /// pieces: `⌈log₂(swing / PIECE_SWING)⌉` clamped to
+    /// `0..=MAX_PIECE_LEVELS`, with the swing the largest total angle any
+    /// link's chain turns through (`Σ |ω_k|`) plus its translations over
+    /// the body's largest link radius.
+    fn piece_levels(&self, motion: &InBetweenMotion) -> u32 {
+        let scale = self.link_radius.iter().copied().fold(0.0, f64::max);
+        let local = motion.local();
+        let tree = self.body.tree();
+        let swing = (0..local.len())
+            .map(|i| {
+                core::iter::once(i)
+                    .chain(tree.ancestors(i))
+                    .map(|k| {
+                        let m = &local[k];
+                        let shift = if scale > 0.0 {
+                            m.velocity.length() / scale
+                        } else {
+                            0.0
+                        };
+                        m.omega.abs() + shift
+                    })
+                    .sum::<f64>()
+            })
+            .fold(0.0, f64::max);
+        let levels = (swing / PIECE_SWING).log2().ceil();
+        if levels.is_nan() || levels <= 0.0 {
+            0
+        } else {
+            (levels as u32).min(MAX_PIECE_LEVELS)
+        }
+    }
+
+    /// Temporal culling on `2^levels` pieces of the motion: drops the
+    /// tasks (`ws.tasks`, from `ws.potential`) whose boxes meet on no
+    /// piece, and sets the others' `start` to the beginning of the first
+    /// piece they meet on.
+    fn cull_on_pieces(
+        &mut self,
+        motion: &InBetweenMotion,
+        levels: u32,
+        ws: &mut CcdWorkspace,
+    ) -> Result<(), CcdError> {
+        let n = 1u32 << levels;
+        let lo = ws.potential.link_obstacle.len();
+        ws.first_piece.clear();
+        ws.first_piece.resize(ws.tasks.len(), u32::MAX);
+        let mut unseen = ws.tasks.len();
+        for k in 0..n {
+            if unseen == 0 {
+                break;
+            }
+            let (t0, t1) = (f64::from(k) / f64::from(n), f64::from(k + 1) / f64::from(n));
+            self.hierarchy.potential_pairs(
+                motion,
+                t0,
+                t1,
+                Some(&self.environment),
+                &mut ws.piece,
+            )?;
+            // A piece's boxes need not lie inside the whole motion's (the
+            // enclosures differ): pairs the whole motion culled stay culled.
+            let found = ws
+                .piece
+                .link_obstacle
+                .iter()
+                .filter_map(|p| ws.potential.link_obstacle.binary_search(p).ok())
+                .chain(
+                    ws.piece
+                        .link_link
+                        .iter()
+                        .filter_map(|p| ws.potential.link_link.binary_search(p).ok())
+                        .map(|i| lo + i),
+                );
+            for i in found {
+                if ws.first_piece[i] == u32::MAX {
+                    ws.first_piece[i] = k;
+                    unseen -= 1;
+                }
+            }
+        }
+        let mut i = 0;
+        ws.tasks.retain_mut(|task| {
+            let k = ws.first_piece[i];
+            i += 1;
+            task.start = f64::from(k) / f64::from(n);
+            k != u32::MAX
+        });
+        Ok(())
+    }
+
     /// The options.
     #[must_use]
     pub const fn options(&self) -> &CcdOptions {
@@ -735,15 +849,7 @@ impl<'a> CcdScene<'a> {
             Some(&self.environment),
             &mut ws.potential,
         )?;
-        let scene = Scene {
-            body: self.body,
-            obstacles: self.obstacles,
-            motion,
-            bounds: &self.bounds,
-            obstacle_speed: &self.obstacle_speed,
-            options: self.options,
-        };
-        let options = &self.options;
+        let options = self.options;
         let bp = ws.potential.stats;
         stats.pairs_total = bp.link_pairs_considered + bp.obstacle_pairs_considered;
         ws.tasks.clear();
@@ -753,6 +859,7 @@ impl<'a> CcdScene<'a> {
                 other: Other::Obstacle(o),
                 bound: 0.0,
                 clearance: 0.0,
+                start: 0.0,
             }));
         ws.tasks
             .extend(ws.potential.link_link.iter().map(|&(a, b)| PairTask {
@@ -760,9 +867,27 @@ impl<'a> CcdScene<'a> {
                 other: Other::Link(b),
                 bound: 0.0,
                 clearance: 0.0,
+                start: 0.0,
             }));
+        let levels = if options.time_pieces {
+            self.piece_levels(&motion)
+        } else {
+            0
+        };
+        if levels > 0 {
+            self.cull_on_pieces(&motion, levels, ws)?;
+        }
         stats.pairs_after_spatial = ws.tasks.len();
         stats.spatial_time = started.elapsed();
+        let scene = Scene {
+            body: self.body,
+            obstacles: self.obstacles,
+            motion,
+            bounds: &self.bounds,
+            obstacle_speed: &self.obstacle_speed,
+            options: self.options,
+        };
+        let options = &self.options;
 
         // Stage 2: lower bounds (the first CA iterate) and the start state.
         let started = Instant::now();
@@ -849,6 +974,13 @@ fn lower_bounds(
     let e = scene.options.distance_relative_error;
     let far = 3.0 * delta;
     for task in tasks.iter_mut() {
+        if task.start > 0.0 {
+            // Apart by more than 3δ until its first piece (its boxes,
+            // widened by 3δ, did not meet): no distance needed at the start.
+            task.clearance = delta;
+            task.bound = task.start;
+            continue;
+        }
         let (link, other) = (task.link, task.other);
         let mut cache = DistanceCache::default();
         let mu = scene.mu(link, other, 0.0)?;
