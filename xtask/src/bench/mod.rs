@@ -68,6 +68,7 @@ pub(crate) fn bench(o: &BenchOptions) -> Result<()> {
         .build()
         .context("oracle thread pool")?;
     let pipeline = Pipeline::builder().build()?;
+    let variants = run::variants()?;
     let mut summaries = Vec::new();
     let mut csv = String::new();
     let mut plots_out: Vec<(String, String)> = Vec::new();
@@ -93,8 +94,13 @@ pub(crate) fn bench(o: &BenchOptions) -> Result<()> {
             let mut rng = run::Rng::new(o.seed, (k as u64) << 32 | a as u64);
             let label = format!("{name} {angle}°");
             let motions = run::queries(&scene, &pipeline, angle.to_radians(), o.queries, &mut rng)?;
-            let mut results =
-                run::timed_runs(&scene, &pipeline, motions, &format!("{label} timing"))?;
+            let mut results = run::timed_runs(
+                &scene,
+                &pipeline,
+                &variants,
+                motions,
+                &format!("{label} timing"),
+            )?;
             let (judged, fast) = pool.install(|| {
                 run::check_with_oracle(
                     &scene,
@@ -112,7 +118,7 @@ pub(crate) fn bench(o: &BenchOptions) -> Result<()> {
                     f.as_secs_f64()
                 ))
             );
-            let mut s = Summary::new(name, angle, &results);
+            let mut s = Summary::new(name, angle, &results, &variants);
             s.throughput = Some(run::batch_throughput(&scene, &results)?);
             plots_out.push((
                 format!("{name}_{angle}deg_times.svg"),

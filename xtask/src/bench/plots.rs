@@ -16,8 +16,11 @@ const SIZE: (u32, u32) = (760, 440);
 type Method = (&'static str, RGBColor, fn(&QueryResult) -> f64);
 
 /// The methods every plot shows, in legend order.
-const METHODS: [Method; 4] = [
-    ("CCD (CATCH)", RGBColor(31, 119, 180), |r| r.ccd_ms),
+const METHODS: [Method; 5] = [
+    ("CCD (C2A steps)", RGBColor(31, 119, 180), |r| r.ccd_ms),
+    ("CCD, unprojected (M4)", RGBColor(127, 127, 127), |r| {
+        r.variants.first().map_or(f64::NAN, |v| v.ms)
+    }),
     ("adaptive bisection", RGBColor(148, 103, 189), |r| r.path_ms),
     ("sampling 1°", RGBColor(255, 127, 14), |r| r.sample_1.0),
     ("sampling 0.1°", RGBColor(214, 39, 40), |r| r.sample_01.0),
@@ -61,11 +64,11 @@ fn legend_and_present<'a, CT: CoordTranslate>(
 pub(crate) fn medians(scene: &str, rows: &[&Summary]) -> Result<String> {
     type Line = (&'static str, RGBColor, fn(&Summary) -> f64);
     let lines: [Line; 5] = [
-        ("CCD (CATCH)", METHODS[0].1, |s| s.ccd[0]),
-        ("adaptive bisection", METHODS[1].1, |s| s.path_median),
+        ("CCD (C2A steps)", METHODS[0].1, |s| s.ccd[0]),
+        ("adaptive bisection", METHODS[2].1, |s| s.path_median),
         ("one discrete check", RGBColor(44, 160, 44), |s| s.discrete),
-        ("sampling 1°", METHODS[2].1, |s| s.sample_1.0),
-        ("sampling 0.1°", METHODS[3].1, |s| s.sample_01.0),
+        ("sampling 1°", METHODS[3].1, |s| s.sample_1.0),
+        ("sampling 0.1°", METHODS[4].1, |s| s.sample_01.0),
     ];
     let (lo, hi) = decades(
         rows.iter()
@@ -158,9 +161,21 @@ pub(crate) fn distribution(scene: &str, angle: f64, results: &[QueryResult]) -> 
             .draw()
             .map_err(plot_error)?;
         for (name, colour, f) in METHODS {
-            let mut col: Vec<f64> = results.iter().filter(|r| colliding(r)).map(f).collect();
-            let mut free: Vec<f64> = results.iter().filter(|r| !colliding(r)).map(f).collect();
-            let all: Vec<f64> = results.iter().map(f).collect();
+            // A method not run (no variants) has no times.
+            let times = |keep: &dyn Fn(&QueryResult) -> bool| -> Vec<f64> {
+                results
+                    .iter()
+                    .filter(|r| keep(r))
+                    .map(f)
+                    .filter(|t| t.is_finite())
+                    .collect()
+            };
+            let mut col = times(&|r| colliding(r));
+            let mut free = times(&|r| !colliding(r));
+            let all = times(&|_| true);
+            if all.is_empty() {
+                continue;
+            }
             let label = format!(
                 "{name}: median {:.3} ms, p99 {:.3} ms",
                 median(&all),

@@ -5,9 +5,9 @@ use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
-use armature::{CcdStatus, PathStatus};
+use armature::{CcdReport, CcdStatus, PathStatus};
 
-use super::run::{OracleVerdict, PathJudgement, QueryResult};
+use super::run::{DEFAULT_VARIANT, OracleVerdict, PathJudgement, QueryResult, Variant};
 
 /// Median of a list (`NaN` when empty).
 pub(crate) fn median(values: &[f64]) -> f64 {
@@ -114,12 +114,90 @@ pub(crate) struct Summary {
     /// Oracle findings on the adaptive answers: missed, near misses,
     /// false alarms (all), clear false alarms (of those).
     pub(crate) path_oracle: [usize; 4],
+    /// The exact-stage ablation rows, the default pipeline first.
+    pub(crate) variants: Vec<VariantSummary>,
+}
+
+/// One exact-stage variant on one scene and θmax.
+#[derive(Clone, Debug)]
+pub(crate) struct VariantSummary {
+    /// Its name.
+    pub(crate) name: String,
+    /// ms: median, p90, p99, max.
+    pub(crate) ms: [f64; 4],
+    /// Mean CA iterations.
+    pub(crate) iterations: f64,
+    /// Mean pairs after spatial culling.
+    pub(crate) pairs: f64,
+    /// Answers out of iterations.
+    pub(crate) budget_exhausted: usize,
+    /// Missed clearance violations and late times (the oracle's).
+    pub(crate) failed: usize,
+}
+
+impl VariantSummary {
+    fn new<'r>(name: &str, runs: impl Iterator<Item = (&'r CcdReport, f64, bool)>) -> Self {
+        let runs: Vec<_> = runs.collect();
+        let ms: Vec<f64> = runs.iter().map(|r| r.1).collect();
+        Self {
+            name: name.to_owned(),
+            ms: spread(&ms),
+            iterations: mean(
+                &runs
+                    .iter()
+                    .map(|r| r.0.stats.ca_iterations as f64)
+                    .collect::<Vec<_>>(),
+            ),
+            pairs: mean(
+                &runs
+                    .iter()
+                    .map(|r| r.0.stats.pairs_after_spatial as f64)
+                    .collect::<Vec<_>>(),
+            ),
+            budget_exhausted: runs
+                .iter()
+                .filter(|r| r.0.status == CcdStatus::BudgetExhausted)
+                .count(),
+            failed: runs.iter().filter(|r| r.2).count(),
+        }
+    }
+
+    fn json(&self) -> Value {
+        json!({
+            "name": self.name,
+            "ms": spread_json(self.ms),
+            "ca_iterations_mean": self.iterations,
+            "pairs_after_spatial_mean": self.pairs,
+            "budget_exhausted": self.budget_exhausted,
+            "missed_or_late": self.failed,
+        })
+    }
 }
 
 impl Summary {
     /// Summarises one scene and θmax.
-    pub(crate) fn new(scene: &str, angle: f64, results: &[QueryResult]) -> Self {
+    pub(crate) fn new(
+        scene: &str,
+        angle: f64,
+        results: &[QueryResult],
+        variants: &[Variant],
+    ) -> Self {
         let n = results.len();
+        let mut variant_rows = vec![VariantSummary::new(
+            DEFAULT_VARIANT,
+            results
+                .iter()
+                .map(|r| (&r.report, r.ccd_ms, r.missed() || r.late())),
+        )];
+        variant_rows.extend(variants.iter().enumerate().map(|(i, v)| {
+            VariantSummary::new(
+                v.name,
+                results
+                    .iter()
+                    .filter_map(|r| r.variants.get(i))
+                    .map(|x| (&x.report, x.ms, x.failed())),
+            )
+        }));
         let frac = |k: usize| if n == 0 { 0.0 } else { k as f64 / n as f64 };
         let col: Vec<f64> = results
             .iter()
@@ -230,6 +308,7 @@ impl Summary {
                 count(&QueryResult::path_false_alarm),
                 count(&|r| r.path_judgement == PathJudgement::ClearFalseAlarm),
             ],
+            variants: variant_rows,
         }
     }
 
@@ -249,6 +328,12 @@ impl Summary {
             + self.disagreements
             + self.path_oracle[0]
             + self.path_oracle[3]
+            + self
+                .variants
+                .iter()
+                .skip(1)
+                .map(|v| v.failed)
+                .sum::<usize>()
     }
 
     /// As JSON.
@@ -283,6 +368,7 @@ impl Summary {
                 "grazes": self.oracle[3], "inconclusive": self.oracle[4],
                 "mode_disagreements": self.disagreements,
             },
+            "exact_stage_variants": self.variants.iter().map(VariantSummary::json).collect::<Vec<_>>(),
             "adaptive_bisection": {
                 "median_ms": self.path_median,
                 "free": {"queries": self.path_status[0], "ms": spread_json(self.path_free)},
@@ -441,6 +527,35 @@ pub(crate) fn markdown(summaries: &[Summary], header: &str) -> String {
                 r.path_oracle[1],
                 r.path_oracle[2],
             );
+        }
+        let _ = writeln!(
+            s,
+            "\nExact-stage ablations (same queries, one thread, ms; projected: C2A steps on bounds projected per pair of convex volumes; pieces: temporal culling on pieces of the motion; failed: missed or late by the oracle):\n"
+        );
+        let _ = writeln!(
+            s,
+            "| θmax | variant | median | p90 | p99 | max | / default median | CA iterations | pairs after spatial culling | budget exhausted | failed |"
+        );
+        let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|");
+        for r in &rows {
+            let base = r.variants.first().map_or(f64::NAN, |v| v.ms[0]);
+            for v in &r.variants {
+                let _ = writeln!(
+                    s,
+                    "| {}° | {} | {} | {} | {} | {} | {:.2}× | {:.1} | {:.1} | {} | {} |",
+                    r.angle,
+                    v.name,
+                    fmt_ms(v.ms[0]),
+                    fmt_ms(v.ms[1]),
+                    fmt_ms(v.ms[2]),
+                    fmt_ms(v.ms[3]),
+                    v.ms[0] / base,
+                    v.iterations,
+                    v.pairs,
+                    v.budget_exhausted,
+                    v.failed,
+                );
+            }
         }
         let _ = writeln!(s, "\nOracle checks:\n");
         let _ = writeln!(

@@ -79,6 +79,65 @@ pub(crate) enum PathJudgement {
     ClearFalseAlarm,
 }
 
+/// An exact-stage variant timed beside the default pipeline on every query
+/// (the suite's ablation rows): which motion bound conservative
+/// advancement steps on, and whether pairs are culled on pieces of the
+/// motion.
+pub(crate) struct Variant {
+    /// Its name in the report.
+    pub(crate) name: &'static str,
+    /// The pipeline with that exact stage.
+    pub(crate) pipeline: Pipeline,
+}
+
+/// The default pipeline's exact stage, as the ablation table names it.
+pub(crate) const DEFAULT_VARIANT: &str = "projected (default)";
+
+/// The ablation variants: the unprojected bound of M4 and temporal
+/// culling on pieces, alone and together.
+///
+/// # Errors
+/// None in practice (the options are valid).
+pub(crate) fn variants() -> Result<Vec<Variant>> {
+    [
+        ("unprojected", false, false),
+        ("projected, pieces", true, true),
+        ("unprojected, pieces", false, true),
+    ]
+    .into_iter()
+    .map(|(name, projected, pieces)| {
+        Ok(Variant {
+            name,
+            pipeline: Pipeline::builder()
+                .projected_motion_bound(projected)
+                .time_pieces(pieces)
+                .build()?,
+        })
+    })
+    .collect()
+}
+
+/// One variant's answer on one query.
+#[derive(Clone, Debug)]
+pub(crate) struct VariantResult {
+    /// The answer.
+    pub(crate) report: CcdReport,
+    /// Its wall time (ms, one thread).
+    pub(crate) ms: f64,
+    /// The oracle's judgement of it (filled by [`check_with_oracle`]).
+    pub(crate) judgement: Judgement,
+}
+
+impl VariantResult {
+    /// Missed a clearance violation, or answered after the oracle's time.
+    pub(crate) fn failed(&self) -> bool {
+        matches!(
+            self.judgement,
+            Judgement::Missed { .. } | Judgement::MissedStart { .. } | Judgement::Late { .. }
+        )
+    }
+}
+
 /// One benchmark query and everything measured on it.
 #[derive(Clone, Debug)]
 pub(crate) struct QueryResult {
@@ -108,6 +167,8 @@ pub(crate) struct QueryResult {
     pub(crate) verdict: OracleVerdict,
     /// The oracle's judgement of the continuous answer.
     pub(crate) judgement: Judgement,
+    /// The ablation variants' answers, in the order of [`variants`].
+    pub(crate) variants: Vec<VariantResult>,
     /// With `--oracle both`: the fast mode's verdict, when it is not
     /// compatible with the judging one.
     pub(crate) disagreement: Option<Verdict>,
@@ -283,10 +344,15 @@ pub(crate) fn progress(len: usize, label: &str) -> ProgressBar {
 pub(crate) fn timed_runs(
     scene: &Scene,
     pipeline: &Pipeline,
+    variants: &[Variant],
     motions: Vec<(Vec<f64>, Vec<f64>)>,
     label: &str,
 ) -> Result<Vec<QueryResult>> {
     let mut prepared = pipeline.prepare(scene)?;
+    let mut prepared_variants = variants
+        .iter()
+        .map(|v| v.pipeline.prepare(scene))
+        .collect::<Result<Vec<_>, _>>()?;
     let mut paths = pipeline.prepare_paths(scene)?;
     let bar = progress(motions.len(), label);
     let one_degree = 1f64.to_radians();
@@ -315,6 +381,18 @@ pub(crate) fn timed_runs(
             .check_path(&[&q0, &q1])
             .with_context(|| format!("path check of query {index}"))?;
         let path_ms = millis(start);
+        let mut variant_results = Vec::with_capacity(variants.len());
+        for (v, p) in variants.iter().zip(&mut prepared_variants) {
+            let start = Instant::now();
+            let report = p
+                .first_contact(&q0, &q1)
+                .with_context(|| format!("query {index}, variant {}", v.name))?;
+            variant_results.push(VariantResult {
+                report,
+                ms: millis(start),
+                judgement: Judgement::Inconclusive,
+            });
+        }
         out.push(QueryResult {
             index,
             q0,
@@ -329,6 +407,7 @@ pub(crate) fn timed_runs(
             path_judgement: PathJudgement::Consistent,
             verdict: OracleVerdict::Inconclusive,
             judgement: Judgement::Inconclusive,
+            variants: variant_results,
             disagreement: None,
         });
         bar.inc(1);
@@ -381,6 +460,11 @@ pub(crate) fn check_with_oracle(
         r.judgement = oracle
             .judge_verdict(&r.report, &v, &r.q0, &r.q1)
             .with_context(|| format!("judging query {}", r.index))?;
+        for x in &mut r.variants {
+            x.judgement = oracle
+                .judge_verdict(&x.report, &v, &r.q0, &r.q1)
+                .with_context(|| format!("judging a variant on query {}", r.index))?;
+        }
         if let Some(fast) = &second {
             let started = Instant::now();
             let (w, fast_stats) = fast
@@ -487,8 +571,14 @@ mod tests {
     /// The measured result of one motion and the judging oracle's verdict.
     fn measured(scene: &Scene, q1: &[f64]) -> (Oracle, QueryResult, Verdict, u64) {
         let pipeline = Pipeline::builder().build().expect("default pipeline");
-        let mut results =
-            timed_runs(scene, &pipeline, vec![(vec![0.0; 3], q1.to_vec())], "test").expect("runs");
+        let mut results = timed_runs(
+            scene,
+            &pipeline,
+            &[],
+            vec![(vec![0.0; 3], q1.to_vec())],
+            "test",
+        )
+        .expect("runs");
         let r = results.pop().expect("one result");
         let options = OracleOptions::default()
             .with_distance_threshold(Some(pipeline.ccd_options(scene).distance_threshold))
