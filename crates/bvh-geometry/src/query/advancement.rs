@@ -12,7 +12,7 @@ use crate::bv::Rss;
 
 use super::mesh_mesh::{MeshObject, Posed, QueryStats, child_ids};
 use super::mesh_mesh_distance::{DistanceWorkspace, MeshDistance, pose_error};
-use super::rss_rss::closest_points_rectangle_rectangle;
+use super::rss_rss::{closest_points_rectangle_rectangle, pair_scale};
 use super::triangle_triangle::triangle_pair;
 
 /// The options of [`advancement_step`].
@@ -103,12 +103,7 @@ fn separation_rss(a: &Rss, b: &Rss) -> (DVec3, f64) {
             + r.half_lengths.y * r.axes.y_axis.dot(n).abs()
             + r.radius
     };
-    let scale = a.center.abs().max_element()
-        + b.center.abs().max_element()
-        + a.half_lengths.abs().element_sum()
-        + b.half_lengths.abs().element_sum()
-        + a.radius.abs()
-        + b.radius.abs();
+    let scale = pair_scale(a, b);
     let gap = n.dot(b.center - a.center) - support(a) - support(b) - 64.0 * f64::EPSILON * scale;
     // NaN (bad input) separates nothing.
     (n, if gap.is_nan() { f64::NEG_INFINITY } else { gap })

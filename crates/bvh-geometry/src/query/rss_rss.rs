@@ -155,6 +155,18 @@ fn rect_rect(ra: &Rect, rb: &Rect) -> ClosestPoints {
     }
 }
 
+/// The coordinate scale of two swept rectangles, which their certified
+/// bounds subtract `64 ε` of for rounding.
+#[inline]
+pub(super) fn pair_scale(a: &Rss, b: &Rss) -> f64 {
+    a.center.abs().max_element()
+        + b.center.abs().max_element()
+        + a.half_lengths.abs().element_sum()
+        + b.half_lengths.abs().element_sum()
+        + a.radius.abs()
+        + b.radius.abs()
+}
+
 fn any_nan_rss(r: &Rss) -> bool {
     r.center.is_nan() || r.axes.is_nan() || r.half_lengths.is_nan() || r.radius.is_nan()
 }
@@ -207,12 +219,7 @@ pub fn closest_points_rectangle_rectangle(a: &Rss, b: &Rss) -> ClosestPoints {
 #[must_use]
 pub fn distance_rss_rss(a: &Rss, b: &Rss) -> f64 {
     let c = closest_points_rectangle_rectangle(a, b);
-    let scale = a.center.abs().max_element()
-        + b.center.abs().max_element()
-        + a.half_lengths.abs().element_sum()
-        + b.half_lengths.abs().element_sum()
-        + a.radius.abs()
-        + b.radius.abs();
+    let scale = pair_scale(a, b);
     nonnegative(c.distance - a.radius - b.radius - 64.0 * f64::EPSILON * scale)
 }
 
@@ -250,12 +257,7 @@ pub fn distance_bounds_rss_rss(a: &Rss, b: &Rss, threshold: f64) -> (f64, f64) {
     let (bx, by, bz) = (b.axes.x_axis, b.axes.y_axis, b.axes.z_axis);
     let (ha, hb) = (a.half_lengths, b.half_lengths);
     let radii = a.radius + b.radius;
-    let scale = a.center.abs().max_element()
-        + b.center.abs().max_element()
-        + ha.abs().element_sum()
-        + hb.abs().element_sum()
-        + a.radius.abs()
-        + b.radius.abs();
+    let scale = pair_scale(a, b);
     let allowance = radii + 64.0 * f64::EPSILON * scale;
     let len = d.length();
     let mut lower = 0.0_f64;
