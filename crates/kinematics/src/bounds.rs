@@ -1140,46 +1140,24 @@ impl MotionBounds {
     fn acceleration_bound(&self, motion: &InBetweenMotion, link: usize, window: [f64; 2]) -> f64 {
         let local = motion.local();
         let chain = self.chain(link);
-        // Levers (with the link radius) and the speeds below each joint, by
-        // suffix sums; then the terms walking down.
-        let mut lever_below = self.radius[link];
-        let mut speed_below = 0.0;
-        // (|v|, |ω|, lever, speed of the joints strictly below)
-        let mut terms = [(0.0, 0.0, 0.0, 0.0); 64];
-        let long = chain.len() > terms.len();
+        // One pass up the chain: the levers (with the link radius) and the
+        // speeds below each joint are running sums from the link, and the
+        // angular speed above it is the chain's total less what is below
+        // (raised by the subtraction's rounding).
+        let w_all: f64 = chain.iter().map(|&k| local[k].omega.abs()).sum();
+        let mut lever = self.radius[link];
+        let mut below = 0.0;
+        let mut w_below = 0.0;
         let mut total = 0.0;
-        let mut w_above = 0.0;
-        if long {
-            // Deeper than any tree here: the suffix sums are recomputed per
-            // joint (quadratic, allocation-free).
-            for (i, &k) in chain.iter().enumerate() {
-                let m = &local[k];
-                let (sp, w) = (m.velocity.length(), m.omega.abs());
-                let mut lever = self.radius[link];
-                let mut below = 0.0;
-                for &j in chain[i + 1..].iter().rev() {
-                    let mj = &local[j];
-                    let spj = mj.velocity.length();
-                    lever += origin_reach_until(mj, window[0], window[1], spj);
-                    below += spj + mj.omega.abs() * lever;
-                }
-                let rdot = (w_above + w) * lever + below;
-                total += w_above * sp + w * (w_above * lever + rdot);
-                w_above += w;
-            }
-        } else {
-            for (slot, &k) in terms.iter_mut().zip(chain).rev() {
-                let m = &local[k];
-                let (sp, w) = (m.velocity.length(), m.omega.abs());
-                *slot = (sp, w, lever_below, speed_below);
-                speed_below += sp + w * lever_below;
-                lever_below += origin_reach_until(m, window[0], window[1], sp);
-            }
-            for &(sp, w, lever, below) in &terms[..chain.len()] {
-                let rdot = (w_above + w) * lever + below;
-                total += w_above * sp + w * (w_above * lever + rdot);
-                w_above += w;
-            }
+        for &k in chain.iter().rev() {
+            let m = &local[k];
+            let (sp, w) = (m.velocity.length(), m.omega.abs());
+            w_below += w;
+            let w_above = (w_all - w_below).max(0.0) + 4.0 * f64::EPSILON * w_all;
+            let rdot = (w_above + w) * lever + below;
+            total += w_above * sp + w * (w_above * lever + rdot);
+            below += sp + w * lever;
+            lever += origin_reach_until(m, window[0], window[1], sp);
         }
         pad(total * self.stretch * self.stretch, 0.0)
     }
