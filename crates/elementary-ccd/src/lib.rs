@@ -1,16 +1,19 @@
 //! # armature-elementary-ccd — continuous OBB trees and elementary equations
 //!
-//! **Contract.** The exact stage of M1 (§4.2–4.3): a continuous OBB/OBB test
+//! **Contract.** The exact stage of M1 (§5): a continuous OBB/OBB test
 //! under interval link transforms with per-link refinement levels `2^r`, a
 //! continuous OBB-tree traversal that emits the elementary equations of the
 //! surviving feature pairs — edge–edge `ac·(ab×cd) = 0` (M1 eq. 13) and
 //! vertex–face `ab·(bc×bd) = 0` (M1 eq. 14) — and the simultaneous interval
 //! solver (earliest-first subdivision plus interval Newton) that returns the
 //! earliest root with its feature ids. Primitive CCD of linearly moving
-//! points, edges and triangles is also offered on its own.
+//! points, edges and triangles is also offered on its own ([`primitive`]).
 //!
 //! - *Time*: normalised to `[0, 1]`; the reported time of contact is a `f64`.
 //! - *Guarantee*: conservative — a reported time of contact is never later
 //!   than the true one, and "free" is never reported for a colliding motion.
-//!
-//! Not implemented yet: today the crate holds only this contract.
+
+pub mod error;
+pub mod primitive;
+
+pub use error::ElementaryError;

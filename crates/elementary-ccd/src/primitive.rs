@@ -1,0 +1,1 @@
+//! Primitive CCD of linearly moving points, edges and triangles.
