@@ -10,11 +10,12 @@
 //!
 //! ```text
 //! cargo run --release -p armature --example batch -- [scene.ron] [motions] [θmax in degrees] [seed] \
-//!     [projected|unprojected] [pieces|no-pieces]
+//!     [projected|unprojected|elementary] [pieces|no-pieces]
 //! ```
 //!
 //! Defaults: the two-arm test cell of the crate's fixtures, 1000 motions,
-//! θmax = 30°, seed 1, the projected (C2A) motion bound, no temporal
+//! θmax = 30°, seed 1, the projected (C2A) motion bound (`elementary`: M1's
+//! exact stage instead of conservative advancement), no temporal
 //! culling on pieces of the motion. Joints without limits are drawn in `[−π, π]`;
 //! joints with several values keep their neutral value.
 
@@ -122,13 +123,19 @@ fn run() -> Result<(), Box<dyn Error>> {
     let n: usize = arg(&args, 1, "motions", 1000)?;
     let theta_deg: f64 = arg(&args, 2, "θmax", 30.0)?;
     let seed: u64 = arg(&args, 3, "seed", 1)?;
+    let mut exact = armature::ExactStage::ConservativeAdvancement;
     let projected = match args.get(4).map(String::as_str) {
         None | Some("projected") => true,
         Some("unprojected") => false,
+        Some("elementary") => {
+            exact = armature::ExactStage::Elementary;
+            true
+        }
         Some(other) => {
-            return Err(
-                format!("motion bound `{other}`: expected projected or unprojected").into(),
-            );
+            return Err(format!(
+                "motion bound `{other}`: expected projected, unprojected or elementary"
+            )
+            .into());
         }
     };
     let pieces = match args.get(5).map(String::as_str) {
@@ -140,6 +147,7 @@ fn run() -> Result<(), Box<dyn Error>> {
     };
     let scene = Scene::from_file(path)?;
     let builder = Pipeline::builder()
+        .exact_stage(exact)
         .projected_motion_bound(projected)
         .time_pieces(pieces);
     let parallel = builder.clone().build()?;

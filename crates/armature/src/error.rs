@@ -84,6 +84,9 @@ pub enum Error {
     /// A conservative-advancement error.
     #[error("continuous collision query: {0}")]
     Ccd(#[source] Box<CcdError>),
+    /// An elementary-stage (M1) error.
+    #[error("continuous collision query (elementary stage): {0}")]
+    Elementary(#[source] Box<armature_elementary_ccd::ElementaryError>),
     /// A path check (adaptive bisection) could not run: the scene cannot be
     /// prepared for it (an obstacle that moves over time) or a pose was
     /// rejected. Bad waypoints are [`Error::Configuration`] instead.
@@ -114,6 +117,12 @@ impl Error {
             context: context.into(),
             source: Box::new(source),
         }
+    }
+}
+
+impl From<armature_elementary_ccd::ElementaryError> for Error {
+    fn from(e: armature_elementary_ccd::ElementaryError) -> Self {
+        Self::Elementary(Box::new(e))
     }
 }
 

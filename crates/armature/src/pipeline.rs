@@ -51,7 +51,13 @@ use armature_bvh_geometry::query::{
     CollideMode, CollideWorkspace, DistanceWorkspace, MeshObject, collide, containment, distance,
 };
 use armature_bvh_geometry::{Aabb, LinkGeometry};
-use armature_conservative_advance::{CcdOptions, CcdReport, CcdScene, CcdWorkspace, Other};
+use armature_conservative_advance::{
+    CcdOptions, CcdReport, CcdScene, CcdStats, CcdStatus, CcdWorkspace, Contact, Other,
+};
+use armature_elementary_ccd::{
+    ElementaryContact, ElementaryOptions, ElementaryReport, ElementaryScene, ElementaryStatus,
+    ElementaryWorkspace,
+};
 use armature_kinematics::EnclosureKind;
 use glam::{DAffine3, DVec3};
 use rayon::prelude::*;
@@ -63,9 +69,11 @@ use crate::{Error, Scene};
 #[non_exhaustive]
 pub enum BroadPhase {
     /// Taylor models (order 3): tight for long chains and large swings.
+    /// The default of conservative advancement (M4).
     #[default]
     Taylor,
-    /// Interval arithmetic: cheaper per link, looser down a chain.
+    /// Interval arithmetic: cheaper per link, looser down a chain. The
+    /// default of the elementary stage (M1).
     Interval,
 }
 
@@ -76,14 +84,29 @@ pub enum ExactStage {
     /// Conservative advancement with temporal culling (CATCH, M4).
     #[default]
     ConservativeAdvancement,
+    /// M1's exact stage: the continuous OBB-tree traversal with per-link
+    /// refinement levels and the simultaneous solver of the vertex–face
+    /// and edge–edge equations
+    /// ([`armature_elementary_ccd::ElementaryScene`]), after the dynamic
+    /// link hierarchy (stage 1, interval enclosures unless
+    /// [`PipelineBuilder::broad_phase`] asks for Taylor models; off with
+    /// [`PipelineBuilder::hierarchy_culling`]). Same clearance contract;
+    /// contacts carry their features ([`Contact::features`]). In
+    /// [`CcdStats`], `spatial_time` is stage 1 with the start state,
+    /// `temporal_time` the OBB-tree traversal, `advance_time` the solver,
+    /// `ca_iterations` the solver's time intervals and `distance_calls`
+    /// the equations.
+    Elementary,
 }
 
 /// Answers continuous and discrete collision queries on scenes (see the
 /// [module docs](self)). Cheap to clone; `Send + Sync`.
 #[derive(Clone, Debug)]
 pub struct Pipeline {
-    broad_phase: BroadPhase,
+    broad_phase: Option<BroadPhase>,
     exact: ExactStage,
+    hierarchy_culling: bool,
+    time_tolerance: f64,
     temporal_culling: bool,
     projected_motion_bound: bool,
     time_pieces: bool,
@@ -101,8 +124,10 @@ pub struct Pipeline {
 impl Default for Pipeline {
     fn default() -> Self {
         Self {
-            broad_phase: BroadPhase::default(),
+            broad_phase: None,
             exact: ExactStage::default(),
+            hierarchy_culling: true,
+            time_tolerance: ElementaryOptions::default().time_tolerance,
             temporal_culling: true,
             projected_motion_bound: true,
             time_pieces: false,
@@ -126,10 +151,30 @@ pub struct PipelineBuilder {
 }
 
 impl PipelineBuilder {
-    /// The broad phase (default [`BroadPhase::Taylor`]).
+    /// The broad phase (default: [`BroadPhase::Taylor`] for conservative
+    /// advancement, [`BroadPhase::Interval`] for the elementary stage, as
+    /// their papers).
     #[must_use]
     pub const fn broad_phase(mut self, b: BroadPhase) -> Self {
-        self.pipeline.broad_phase = b;
+        self.pipeline.broad_phase = Some(b);
+        self
+    }
+
+    /// The elementary stage's stage 1, the dynamic link hierarchy
+    /// (default on). Off, every allowed pair goes to the OBB-tree
+    /// traversal: M1's `3` ablation against `1+3`. Conservative
+    /// advancement always culls.
+    #[must_use]
+    pub const fn hierarchy_culling(mut self, on: bool) -> Self {
+        self.pipeline.hierarchy_culling = on;
+        self
+    }
+
+    /// The elementary stage's time tolerance: the solver stops splitting
+    /// time below this width (default `1e-4`; in `[1e-12, 0.5]`).
+    #[must_use]
+    pub const fn time_tolerance(mut self, width: f64) -> Self {
+        self.pipeline.time_tolerance = width;
         self
     }
 
@@ -267,6 +312,13 @@ impl PipelineBuilder {
                 why: "must be finite and positive",
             });
         }
+        if !(1e-12..=0.5).contains(&p.time_tolerance) {
+            return Err(Error::InvalidOption {
+                name: "time_tolerance",
+                value: p.time_tolerance,
+                why: "must lie in [1e-12, 0.5]",
+            });
+        }
         if p.max_iterations == 0 {
             return Err(Error::InvalidOption {
                 name: "max_iterations_per_pair",
@@ -316,10 +368,21 @@ impl Pipeline {
         PipelineBuilder::default()
     }
 
-    /// The broad phase.
+    /// The broad phase (the exact stage's default unless set).
     #[must_use]
     pub const fn broad_phase(&self) -> BroadPhase {
-        self.broad_phase
+        match (self.broad_phase, self.exact) {
+            (Some(b), _) => b,
+            (None, ExactStage::ConservativeAdvancement) => BroadPhase::Taylor,
+            (None, ExactStage::Elementary) => BroadPhase::Interval,
+        }
+    }
+
+    fn enclosure(&self) -> EnclosureKind {
+        match self.broad_phase() {
+            BroadPhase::Taylor => EnclosureKind::Taylor,
+            BroadPhase::Interval => EnclosureKind::Interval,
+        }
     }
 
     /// The exact stage.
@@ -343,10 +406,7 @@ impl Pipeline {
                     .unwrap_or_else(|| scene.distance_threshold()),
             )
             .with_max_ca_iterations_per_pair(self.max_iterations)
-            .with_enclosure(match self.broad_phase {
-                BroadPhase::Taylor => EnclosureKind::Taylor,
-                BroadPhase::Interval => EnclosureKind::Interval,
-            })
+            .with_enclosure(self.enclosure())
             .with_temporal_culling(self.temporal_culling)
             .with_projected_motion_bound(self.projected_motion_bound)
             .with_time_pieces(self.time_pieces)
@@ -355,23 +415,49 @@ impl Pipeline {
             .with_early_out(self.early_out)
     }
 
+    /// The elementary stage's options this pipeline uses on `scene`.
+    #[must_use]
+    pub fn elementary_options(&self, scene: &Scene) -> ElementaryOptions {
+        ElementaryOptions::default()
+            .with_distance_threshold(
+                self.distance_threshold
+                    .unwrap_or_else(|| scene.distance_threshold()),
+            )
+            .with_time_tolerance(self.time_tolerance)
+            .with_hierarchy_culling(self.hierarchy_culling)
+            .with_enclosure(self.enclosure())
+            .with_self_collision(scene.self_collision())
+            .with_skip_adjacent(scene.skip_adjacent())
+    }
+
     /// Prepares `scene` for many queries on one thread: the motion-bound
     /// tables and the hierarchies are built once.
     ///
     /// # Errors
-    /// [`Error::Ccd`] when the scene's geometry cannot be prepared.
+    /// [`Error::Ccd`] or [`Error::Elementary`] when the scene's geometry
+    /// cannot be prepared.
     pub fn prepare<'s>(&self, scene: &'s Scene) -> Result<Prepared<'s>, Error> {
-        let ccd = CcdScene::new(
-            scene.body(),
-            scene.obstacles(),
-            scene.disabled_pairs(),
-            &self.ccd_options(scene),
-        )?;
-        Ok(Prepared {
-            scene,
-            ccd,
-            ws: CcdWorkspace::new(),
-        })
+        let exact = match self.exact {
+            ExactStage::ConservativeAdvancement => Exact::Advancement(
+                Box::new(CcdScene::new(
+                    scene.body(),
+                    scene.obstacles(),
+                    scene.disabled_pairs(),
+                    &self.ccd_options(scene),
+                )?),
+                CcdWorkspace::new(),
+            ),
+            ExactStage::Elementary => Exact::Elementary(
+                Box::new(ElementaryScene::new(
+                    scene.body(),
+                    scene.obstacles(),
+                    scene.disabled_pairs(),
+                    &self.elementary_options(scene),
+                )?),
+                ElementaryWorkspace::new(),
+            ),
+        };
+        Ok(Prepared { scene, exact })
     }
 
     /// The first contact while the scene's bodies move from `q0` to `q1`.
@@ -641,8 +727,55 @@ impl Pipeline {
 #[derive(Debug)]
 pub struct Prepared<'s> {
     scene: &'s Scene,
-    ccd: CcdScene<'s>,
-    ws: CcdWorkspace,
+    exact: Exact<'s>,
+}
+
+/// The prepared exact stage and its buffers.
+#[derive(Debug)]
+enum Exact<'s> {
+    Advancement(Box<CcdScene<'s>>, CcdWorkspace),
+    Elementary(Box<ElementaryScene<'s>>, ElementaryWorkspace),
+}
+
+/// The elementary stage's answer in the facade's report type (see
+/// [`ExactStage::Elementary`] for the counts).
+fn from_elementary(r: &ElementaryReport) -> CcdReport {
+    let contact = r.contact.map(|c: ElementaryContact| Contact {
+        time: c.time,
+        link: c.link,
+        other: match c.other {
+            armature_elementary_ccd::Other::Link(j) => Other::Link(j),
+            armature_elementary_ccd::Other::Obstacle(o) => Other::Obstacle(o),
+        },
+        triangle_a: c.triangle_a,
+        triangle_b: c.triangle_b,
+        distance: c.distance,
+        point: c.point,
+        normal: c.normal,
+        features: c.features,
+    });
+    let s = r.stats;
+    CcdReport {
+        status: match r.status {
+            ElementaryStatus::Free => CcdStatus::Free,
+            ElementaryStatus::Collides => CcdStatus::Collides,
+            ElementaryStatus::CollidingAtStart => CcdStatus::CollidingAtStart,
+            ElementaryStatus::BudgetExhausted => CcdStatus::BudgetExhausted,
+        },
+        contact,
+        toc_lower_bound: r.toc_lower_bound,
+        clearance: r.clearance,
+        stats: CcdStats {
+            pairs_total: s.pairs_total,
+            pairs_after_spatial: s.pairs_after_hierarchy,
+            pairs_after_temporal: s.pairs_after_hierarchy,
+            ca_iterations: s.intervals,
+            distance_calls: s.equations,
+            spatial_time: s.hierarchy_time,
+            temporal_time: s.traversal_time,
+            advance_time: s.solver_time,
+        },
+    }
 }
 
 impl Prepared<'_> {
@@ -659,7 +792,29 @@ impl Prepared<'_> {
     pub fn first_contact(&mut self, q0: &[f64], q1: &[f64]) -> Result<CcdReport, Error> {
         self.scene.check_configuration("q0", q0)?;
         self.scene.check_configuration("q1", q1)?;
-        Ok(self.ccd.first_contact(q0, q1, &mut self.ws)?)
+        match &mut self.exact {
+            Exact::Advancement(ccd, ws) => Ok(ccd.first_contact(q0, q1, ws)?),
+            Exact::Elementary(scene, ws) => Ok(from_elementary(&scene.first_contact(q0, q1, ws)?)),
+        }
+    }
+
+    /// The elementary stage's own report, with its per-stage counts, when
+    /// the pipeline's exact stage is [`ExactStage::Elementary`] (`None`
+    /// otherwise).
+    ///
+    /// # Errors
+    /// As [`Pipeline::first_contact`].
+    pub fn first_contact_elementary(
+        &mut self,
+        q0: &[f64],
+        q1: &[f64],
+    ) -> Result<Option<ElementaryReport>, Error> {
+        self.scene.check_configuration("q0", q0)?;
+        self.scene.check_configuration("q1", q1)?;
+        match &mut self.exact {
+            Exact::Advancement(..) => Ok(None),
+            Exact::Elementary(scene, ws) => Ok(Some(scene.first_contact(q0, q1, ws)?)),
+        }
     }
 }
 

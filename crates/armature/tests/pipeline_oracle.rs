@@ -13,7 +13,7 @@ use std::f64::consts::PI;
 
 use armature::advance::{CcdWorkspace, first_contact};
 use armature::oracle::{Mode, Oracle, OracleOptions, Verdict};
-use armature::{BroadPhase, CcdReport, CcdStatus, Pipeline, Scene};
+use armature::{BroadPhase, CcdReport, CcdStatus, ExactStage, Pipeline, Scene};
 
 fn fixture(name: &str) -> Scene {
     Scene::from_file(format!(
@@ -70,7 +70,8 @@ fn lerp(q0: &[f64], q1: &[f64], s: f64) -> Vec<f64> {
     q0.iter().zip(q1).map(|(a, b)| a + s * (b - a)).collect()
 }
 
-/// Every broad phase, with and without temporal culling.
+/// Every broad phase, with and without temporal culling; and the
+/// elementary stage (M1) with and without its stage 1.
 fn pipelines() -> Vec<(String, Pipeline)> {
     let mut out = Vec::new();
     for broad in [BroadPhase::Taylor, BroadPhase::Interval] {
@@ -82,6 +83,14 @@ fn pipelines() -> Vec<(String, Pipeline)> {
                 .expect("pipeline builds");
             out.push((format!("{broad:?}, culling {culling}"), p));
         }
+    }
+    for hierarchy in [true, false] {
+        let p = Pipeline::builder()
+            .exact_stage(ExactStage::Elementary)
+            .hierarchy_culling(hierarchy)
+            .build()
+            .expect("pipeline builds");
+        out.push((format!("elementary, stage 1 {hierarchy}"), p));
     }
     out
 }
@@ -304,6 +313,21 @@ fn pipeline_answers_are_the_conservative_advancement_crates() {
         for i in 0..40 {
             let (q0, q1) = random_motion(&mut rng, &limits, [0.2, 1.0][i % 2]);
             for (name, p) in pipelines() {
+                if p.exact_stage() == ExactStage::Elementary {
+                    let r = p.first_contact(&scene, &q0, &q1).expect("query runs");
+                    let mut prepared = p.prepare(&scene).expect("scene prepares");
+                    let direct = prepared
+                        .first_contact_elementary(&q0, &q1)
+                        .expect("direct query runs")
+                        .expect("an elementary pipeline");
+                    assert_eq!(r.toc_lower_bound, direct.toc_lower_bound, "{file}, {name}");
+                    assert_eq!(
+                        format!("{:?}", r.status),
+                        format!("{:?}", direct.status),
+                        "{file}, {name}"
+                    );
+                    continue;
+                }
                 let r = p.first_contact(&scene, &q0, &q1).expect("query runs");
                 let direct = first_contact(
                     scene.body(),

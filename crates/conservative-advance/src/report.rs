@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use armature_bvh_geometry::query::FeaturePair;
 use glam::DVec3;
 
 /// How a query ended; see [`CcdReport`] for what each status guarantees.
@@ -60,6 +61,10 @@ pub struct Contact {
     /// (the closest points' direction; at zero distance, the reversed
     /// normal of the other's triangle).
     pub normal: DVec3,
+    /// The elementary features in contact ("a" is the link's mesh), when
+    /// the exact stage solves for them (M1's elementary equations);
+    /// `None` from conservative advancement, which reports triangles.
+    pub features: Option<FeaturePair>,
 }
 
 /// Counts and times of one query (docs/architecture.md, "Measured").

@@ -14,6 +14,16 @@
 //!   than the true one, and "free" is never reported for a colliding motion.
 
 pub mod error;
+mod mr;
+pub mod obb;
 pub mod primitive;
+mod scene;
+mod solver;
+mod traversal;
 
 pub use error::ElementaryError;
+pub use obb::{RelativePose, obb_overlap};
+pub use scene::{
+    ElementaryContact, ElementaryOptions, ElementaryReport, ElementaryScene, ElementaryStats,
+    ElementaryStatus, ElementaryWorkspace, Other,
+};

@@ -293,6 +293,47 @@ impl LocalMotion {
         Ok(IntervalAffine3::new(rotation, translation))
     }
 
+    /// Interval enclosure of the local pose's rate of change with respect to
+    /// the normalised time, for every time in `t`, stored in an
+    /// [`IntervalAffine3`] used as a container (its `rotation` encloses
+    /// `R'(t)`, its `translation` encloses `T'(t)`; neither is a rigid
+    /// transform).
+    ///
+    /// With `R(t) = Rot(k, ω t)·R₀` and `T(t) = T₀ + v t`:
+    /// `R'(t) = ω [k]× R(t)` and `T'(t) = v`, where `k = axis / |axis|`
+    /// (as in [`LocalMotion::interval_enclosure`]) and `[k]×` is the
+    /// cross-product matrix. `R(t)` is enclosed as by
+    /// [`LocalMotion::interval_enclosure`], and each column of `R'` is the
+    /// interval cross product `ω k × R(t) eⱼ`. For `ω = 0` the rotation
+    /// rate is exactly zero. So for a point `p` of the link,
+    /// `rate.transform_point(p)` encloses `d/dt (R(t) p + T(t))`.
+    ///
+    /// # Errors
+    /// As [`LocalMotion::interval_enclosure`].
+    pub fn interval_rate_enclosure(&self, t: Interval) -> Result<IntervalAffine3, KinematicsError> {
+        let pose = self.interval_enclosure(t)?;
+        Ok(self.rate_from_pose(&pose))
+    }
+
+    /// The rate of [`LocalMotion::interval_rate_enclosure`] from the pose
+    /// enclosure over the same times (parameters already checked finite,
+    /// and the axis non-zero when `ω ≠ 0`).
+    fn rate_from_pose(&self, pose: &IntervalAffine3) -> IntervalAffine3 {
+        let translation = IntervalVec3::from_point(self.velocity);
+        if self.omega == 0.0 {
+            let zero = IntervalVec3::ZERO;
+            return IntervalAffine3::new(IntervalMat3::from_cols(zero, zero, zero), translation);
+        }
+        let a = IntervalVec3::from_point(self.axis);
+        // ω k = ω · axis / |axis|, enclosed.
+        let w = a.scale(Interval::point(self.omega) / a.length());
+        let r = &pose.rotation;
+        IntervalAffine3::new(
+            IntervalMat3::from_cols(w.cross(&r.x_axis), w.cross(&r.y_axis), w.cross(&r.z_axis)),
+            translation,
+        )
+    }
+
     /// Taylor enclosure of the local pose over `dom` (M4 §5.1): the
     /// rotation `Rot(axis, ω t)` from order-3 models of `sin` and `cos` with
     /// exact remainders, composed with the constant `rot0`; the translation
@@ -858,6 +899,72 @@ impl InBetweenMotion {
         check_len("interval poses", self.local().len(), out.len())?;
         let local = self.local();
         chain_interval(self.parents(), out, |i| local[i].interval_enclosure(t))
+    }
+
+    /// Writes into `poses` the interval enclosure of every link's world pose
+    /// over `[t0, t1]` — the very values of
+    /// [`InBetweenMotion::enclose_interval_into`] — and into `rates` an
+    /// enclosure of its derivative with respect to the normalised time `t`,
+    /// one per link in tree order; no allocation.
+    ///
+    /// `rates[i]` is an [`IntervalAffine3`] used as a container, not a rigid
+    /// transform: its `rotation` encloses `R_i'(t)` and its `translation`
+    /// encloses `T_i'(t)` for every `t ∈ [t0, t1]`, where
+    /// `W_i(t) x = R_i(t) x + T_i(t)` is the link's world pose. Hence for a
+    /// point `p` fixed on link `i` (link frame), `rates[i].transform_point(p)`
+    /// encloses the world velocity `d/dt (W_i(t) p) = R_i'(t) p + T_i'(t)`
+    /// for every `t ∈ [t0, t1]` (per unit of normalised time; divide by the
+    /// duration of the motion for physical time).
+    ///
+    /// Locally ([`LocalMotion::interval_rate_enclosure`]):
+    /// `R_l' = ω [k]× R_l` and `T_l' = v`. Along the chain, with
+    /// `W_i = W_p ∘ L_i`, i.e. `R_i = R_p R_l` and `T_i = R_p T_l + T_p`,
+    /// the product rule gives
+    ///
+    /// ```text
+    /// R_i' = R_p' R_l + R_p R_l'
+    /// T_i' = R_p' T_l + R_p T_l' + T_p'
+    /// ```
+    ///
+    /// evaluated in outward-rounded interval arithmetic with the enclosures
+    /// of `R_p, T_p, R_p', T_p'` over `[t0, t1]` (parents first) and of the
+    /// local `R_l, T_l, R_l', T_l'`. Every factor encloses its true value at
+    /// each `t`, so the result does too. A link whose parent is `None` or
+    /// not earlier in tree order is a root: its rate is the local one.
+    ///
+    /// # Errors
+    /// [`KinematicsError::BadTime`] unless `0 ≤ t0 ≤ t1 ≤ 1`,
+    /// [`KinematicsError::BufferLength`] unless `poses` and `rates` each
+    /// have one entry per link, [`KinematicsError::Interval`] for non-finite
+    /// motion parameters.
+    pub fn enclose_interval_rate_into(
+        &self,
+        t0: f64,
+        t1: f64,
+        poses: &mut [IntervalAffine3],
+        rates: &mut [IntervalAffine3],
+    ) -> Result<(), KinematicsError> {
+        let t = time_interval(t0, t1)?;
+        let local = self.local();
+        check_len("interval poses", local.len(), poses.len())?;
+        check_len("interval rates", local.len(), rates.len())?;
+        for (i, parent) in self.parents().iter().enumerate() {
+            let l = local[i].interval_enclosure(t)?;
+            let lr = local[i].rate_from_pose(&l);
+            (poses[i], rates[i]) = match parent {
+                Some(p) if *p < i => {
+                    let (wp, wr) = (&poses[*p], &rates[*p]);
+                    let rotation =
+                        wr.rotation.mul_mat3(&l.rotation) + wp.rotation.mul_mat3(&lr.rotation);
+                    let translation = wr.rotation.mul_vec3(&l.translation)
+                        + wp.rotation.mul_vec3(&lr.translation)
+                        + wr.translation;
+                    (wp.compose(&l), IntervalAffine3::new(rotation, translation))
+                }
+                _ => (l, lr),
+            };
+        }
+        Ok(())
     }
 
     /// Writes the Taylor enclosure (M4 §5.2) of every link's world pose over

@@ -121,6 +121,34 @@ pub use triangle_triangle::{
 };
 pub use triangle_triangle_intersection::{TOUCH_TOLERANCE, intersect_triangle_triangle};
 
+/// The elementary features of a contact between two meshes `a` and `b`
+/// (mesh vertex and triangle indices): the vertex–face and edge–edge
+/// pairs whose equations give a continuous query's first contact.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FeaturePair {
+    /// A vertex of `a` against a triangle of `b`.
+    VertexFace {
+        /// The vertex of `a`.
+        vertex: u32,
+        /// The triangle of `b`.
+        triangle: u32,
+    },
+    /// A triangle of `a` against a vertex of `b`.
+    FaceVertex {
+        /// The triangle of `a`.
+        triangle: u32,
+        /// The vertex of `b`.
+        vertex: u32,
+    },
+    /// An edge of `a` against an edge of `b` (each as its two vertices).
+    EdgeEdge {
+        /// The edge of `a`.
+        edge_a: [u32; 2],
+        /// The edge of `b`.
+        edge_b: [u32; 2],
+    },
+}
+
 /// A closest pair of points of two shapes and their distance.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ClosestPoints {

@@ -4,6 +4,7 @@
 use std::io::Write;
 use std::time::Duration;
 
+use armature::geometry::query::FeaturePair;
 use armature::{Other, Scene};
 use glam::DVec3;
 use serde::Serialize;
@@ -30,13 +31,45 @@ impl PairJson {
     }
 }
 
-/// One feature of a mesh: always a triangle, by index in its mesh.
+/// One feature of a mesh: a triangle or a vertex by its index in the
+/// member's mesh, or an edge by its two vertex indices.
 #[derive(Debug, Serialize)]
 pub(crate) struct FeatureJson {
-    /// The kind of feature (`triangle`).
+    /// The kind of feature (`triangle`, `vertex` or `edge`).
     pub(crate) kind: &'static str,
-    /// Its index in the member's mesh.
-    pub(crate) index: u32,
+    /// A triangle's or a vertex's index in the member's mesh.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) index: Option<u32>,
+    /// An edge's two vertex indices.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) vertices: Option<[u32; 2]>,
+}
+
+impl FeatureJson {
+    const fn indexed(kind: &'static str, index: u32) -> Self {
+        Self {
+            kind,
+            index: Some(index),
+            vertices: None,
+        }
+    }
+
+    const fn edge(vertices: [u32; 2]) -> Self {
+        Self {
+            kind: "edge",
+            index: None,
+            vertices: Some(vertices),
+        }
+    }
+
+    /// `triangle 3`, `edge 4-9`.
+    fn text(&self) -> String {
+        match (self.index, self.vertices) {
+            (Some(i), _) => format!("{} {i}", self.kind),
+            (None, Some([a, b])) => format!("{} {a}-{b}", self.kind),
+            (None, None) => self.kind.to_owned(),
+        }
+    }
 }
 
 /// The features of a pair that realise a contact or a distance.
@@ -52,23 +85,32 @@ impl FeaturesJson {
     /// Triangle `a` of the link's mesh and triangle `b` of the other's.
     pub(crate) const fn triangles(a: u32, b: u32) -> Self {
         Self {
-            a: FeatureJson {
-                kind: "triangle",
-                index: a,
+            a: FeatureJson::indexed("triangle", a),
+            b: FeatureJson::indexed("triangle", b),
+        }
+    }
+
+    /// The elementary features of a contact (the elementary stage's).
+    pub(crate) const fn elementary(f: FeaturePair) -> Self {
+        match f {
+            FeaturePair::VertexFace { vertex, triangle } => Self {
+                a: FeatureJson::indexed("vertex", vertex),
+                b: FeatureJson::indexed("triangle", triangle),
             },
-            b: FeatureJson {
-                kind: "triangle",
-                index: b,
+            FeaturePair::FaceVertex { triangle, vertex } => Self {
+                a: FeatureJson::indexed("triangle", triangle),
+                b: FeatureJson::indexed("vertex", vertex),
+            },
+            FeaturePair::EdgeEdge { edge_a, edge_b } => Self {
+                a: FeatureJson::edge(edge_a),
+                b: FeatureJson::edge(edge_b),
             },
         }
     }
 
-    /// `triangle 3 / triangle 7`.
+    /// `triangle 3 / triangle 7`, `vertex 2 / triangle 7`.
     pub(crate) fn text(&self) -> String {
-        format!(
-            "{} {} / {} {}",
-            self.a.kind, self.a.index, self.b.kind, self.b.index
-        )
+        format!("{} / {}", self.a.text(), self.b.text())
     }
 }
 

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use armature::advance::CcdError;
 use armature::kinematics::JointSpaceMotion;
-use armature::{BroadPhase, CcdReport, CcdStatus, Error, Pipeline, Prepared, Scene};
+use armature::{BroadPhase, CcdReport, CcdStatus, Error, ExactStage, Pipeline, Prepared, Scene};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 
@@ -52,9 +52,20 @@ pub(crate) struct TocArgs {
     /// Distance below which two pieces touch (default: the scene's).
     #[arg(long, value_name = "X", allow_negative_numbers = true)]
     threshold: Option<f64>,
-    /// How the broad phase encloses each link over the motion.
-    #[arg(long, value_enum, value_name = "KIND", default_value_t = BroadPhaseArg::Taylor)]
-    broad_phase: BroadPhaseArg,
+    /// The exact stage: conservative advancement (M4, the default) or M1's
+    /// elementary equations (continuous OBB trees and the simultaneous
+    /// interval solver), which also names the contact's features: a vertex
+    /// against a triangle, or two edges.
+    #[arg(long, value_enum, value_name = "STAGE", default_value_t = ExactStageArg::Advancement)]
+    exact_stage: ExactStageArg,
+    /// How the broad phase encloses each link over the motion (default:
+    /// taylor for advancement, interval for elementary).
+    #[arg(long, value_enum, value_name = "KIND")]
+    broad_phase: Option<BroadPhaseArg>,
+    /// The elementary stage's time tolerance: the solver stops splitting
+    /// time below this width (default 1e-4).
+    #[arg(long, value_name = "W")]
+    time_tolerance: Option<f64>,
     /// Test every pair the boxes keep, without sorting them by lower bounds
     /// on their time of contact (the answer is the same).
     #[arg(long)]
@@ -67,6 +78,15 @@ pub(crate) struct TocArgs {
     /// not be the first in time.
     #[arg(long)]
     early_out: bool,
+}
+
+/// `--exact-stage`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum ExactStageArg {
+    /// Conservative advancement (M4).
+    Advancement,
+    /// Elementary equations (M1).
+    Elementary,
 }
 
 /// `--broad-phase`.
@@ -113,6 +133,7 @@ struct AnswerJson {
 #[derive(Clone, Debug, Serialize)]
 struct OptionsJson {
     distance_threshold: f64,
+    exact_stage: &'static str,
     broad_phase: &'static str,
     temporal_culling: bool,
     max_iterations: usize,
@@ -151,9 +172,9 @@ impl Setup {
     /// flag.
     pub(crate) fn new(args: &TocArgs, scene: &Scene) -> Result<Self, Failure> {
         let mut builder = Pipeline::builder()
-            .broad_phase(match args.broad_phase {
-                BroadPhaseArg::Taylor => BroadPhase::Taylor,
-                BroadPhaseArg::Interval => BroadPhase::Interval,
+            .exact_stage(match args.exact_stage {
+                ExactStageArg::Advancement => ExactStage::ConservativeAdvancement,
+                ExactStageArg::Elementary => ExactStage::Elementary,
             })
             .temporal_culling(!args.no_temporal_culling)
             .early_out(args.early_out);
@@ -163,14 +184,27 @@ impl Setup {
         if let Some(n) = args.max_iterations {
             builder = builder.max_iterations_per_pair(n);
         }
+        if let Some(b) = args.broad_phase {
+            builder = builder.broad_phase(match b {
+                BroadPhaseArg::Taylor => BroadPhase::Taylor,
+                BroadPhaseArg::Interval => BroadPhase::Interval,
+            });
+        }
+        if let Some(w) = args.time_tolerance {
+            builder = builder.time_tolerance(w);
+        }
         let pipeline = builder.build().map_err(|e| option_error(e, scene))?;
         let options = pipeline.ccd_options(scene);
         Ok(Self {
             options: OptionsJson {
                 distance_threshold: options.distance_threshold,
-                broad_phase: match args.broad_phase {
-                    BroadPhaseArg::Taylor => "taylor",
-                    BroadPhaseArg::Interval => "interval",
+                exact_stage: match pipeline.exact_stage() {
+                    ExactStage::Elementary => "elementary",
+                    _ => "advancement",
+                },
+                broad_phase: match pipeline.broad_phase() {
+                    BroadPhase::Interval => "interval",
+                    _ => "taylor",
                 },
                 temporal_culling: options.temporal_culling,
                 max_iterations: options.max_ca_iterations_per_pair,
@@ -296,6 +330,7 @@ fn option_error(e: Error, scene: &Scene) -> Failure {
             let flag = match name {
                 "distance_threshold" => "--threshold",
                 "max_iterations_per_pair" => "--max-iterations",
+                "time_tolerance" => "--time-tolerance",
                 "threads" => "--threads",
                 other => other,
             };
@@ -419,7 +454,12 @@ fn answer(scene: &Scene, report: &CcdReport) -> AnswerJson {
         },
         toc_lower_bound: report.toc_lower_bound,
         pair: contact.map(|c| PairJson::new(scene, c.link, c.other)),
-        features: contact.map(|c| FeaturesJson::triangles(c.triangle_a, c.triangle_b)),
+        features: contact.map(|c| {
+            c.features.map_or_else(
+                || FeaturesJson::triangles(c.triangle_a, c.triangle_b),
+                FeaturesJson::elementary,
+            )
+        }),
         point: contact.map(|c| xyz(c.point)),
         normal: contact.map(|c| xyz(c.normal)),
         distance: contact.map(|c| c.distance),

@@ -1,1 +1,0 @@
-//! Primitive CCD of linearly moving points, edges and triangles.

@@ -1,0 +1,756 @@
+//! The inclusion-based bisection shared by the vertex–face and edge–edge
+//! queries.
+//!
+//! Both queries reduce to a vector function `F(t, u, v)` that is
+//! *multilinear* (degree ≤ 1 in each of `t`, `u`, `v`) on the unit cube:
+//!
+//! - vertex–face: `F = p(t) − [a(t) + u·((b(t) − a(t)) + v·(c(t) − b(t)))]`,
+//!   the triangle point being `(1−u)·a + u(1−v)·b + uv·c`, which covers the
+//!   whole (possibly degenerate) triangle as `(u, v)` covers `[0, 1]²`;
+//! - edge–edge: `F = [a₀(t) + u·(a₁(t) − a₀(t))] − [b₀(t) + v·(b₁(t) − b₀(t))]`.
+//!
+//! A multilinear function attains the extremes of each component (and of
+//! each projection `d·F`) over a box at the box's corners, so the corner
+//! values give the exact range; the rounding of their evaluation is covered
+//! by the per-axis bound `ε` proven in [`eps_axis`].
+//!
+//! Both functions are evaluated as `F = A(t) − u·(B(t) + v·C(t))` (resp.
+//! `A(t) + u·B(t) − v·C(t)`) where `A(t) = A₀ + t·A₁` etc. are computed once
+//! per query from the inputs.
+
+use glam::DVec3;
+
+/// `2^-45`: the relative part of the corner rounding bound (see [`eps_axis`]).
+pub(crate) const EPS_REL: f64 = 1.0 / 35_184_372_088_832.0;
+/// The smallest width a parameter interval is split at (`2^-40`).
+pub(crate) const SPLIT_FLOOR: f64 = 1.0 / 1_099_511_627_776.0;
+/// Relative margin used to round sums / products of positive bounds upward.
+const UP: f64 = 1.0 + 1.0 / 1_125_899_906_842_624.0; // 1 + 2^-50
+/// Larger relative margin (`1 + 2^-40`).
+const UP40: f64 = 1.0 + 1.0 / 1_099_511_627_776.0;
+/// Capacity of the depth-first stack. Every parameter is split only while
+/// its width is ≥ `SPLIT_FLOOR = 2^-40`, so a path splits each parameter at
+/// most 41 times and holds at most `3·41 + 1 = 124` pending boxes.
+const STACK: usize = 160;
+/// Inputs are scaled by a power of two so that the largest coordinate is
+/// below `2^200` (no overflow in the cubic filter or the norms).
+const SCALE_LIMIT: f64 = 1.606_938_044_258_990_3e60; // 2^200
+
+/// The rounding bound `ε` of one axis of a computed corner value.
+///
+/// **Proof.** Every corner value is an expression in the 12 (resp. 12)
+/// input coordinates of this axis and the exact floats `t, u, v ∈ [0, 1]`,
+/// evaluated with `+ − ×` only (no fused operations). Expanding it into a
+/// sum of monomials, each monomial carries at most `n = 8` rounding factors
+/// `(1 + δ)`, `|δ| ≤ u = 2^-53`: e.g. vertex–face `C₁ = (c₁ − c₀) − (b₁ − b₀)`
+/// (2 roundings), `t·C₁` (3), `+ C₀` (4), `·v` (5), `+ B(t)` (6), `·u` (7),
+/// `A(t) − …` (8); edge–edge needs 7. By the standard bound (Higham, *Accuracy
+/// and Stability*, Lemma 3.1 applied monomial-wise) the error is at most
+/// `γ₈ · E` where `γ₈ = 8u/(1−8u) < 8.001u` and `E` is the expression with
+/// every input replaced by its absolute value and every `−` by `+`. With `m`
+/// the largest absolute input coordinate on this axis, `|A₀|, |B₀|, |C₀| ≤
+/// 2m` and `|A₁|, |B₁|, |C₁| ≤ 4m`, and `t, u, v ≤ 1`, so `E ≤ 18m` and the
+/// error is `< 144.1·m·u < 2^-45·m = 256·m·u`. Gradual underflow adds at
+/// most `2^-1075` per multiplication (additions are exact then), never
+/// amplified (all later factors are ≤ 1); fewer than 40 multiplications give
+/// `< 2^-1022`. Hence `ε = 2^-45·m + 2^-1022` (the product by a power of two
+/// is exact or rounds upward into the added term).
+#[inline]
+pub(crate) fn eps_axis(m: f64) -> f64 {
+    m * EPS_REL + f64::MIN_POSITIVE
+}
+
+/// An upper bound of the Euclidean norm (relative margin `2^-45`),
+/// computed without overflow or harmful underflow.
+#[inline]
+pub(crate) fn norm_up(x: DVec3) -> f64 {
+    let a = x.abs().max_element();
+    if a == 0.0 {
+        return 0.0;
+    }
+    let q = x / a;
+    // q's largest component is exactly ±1: the sum is in [1, 3], each step
+    // has a relative error ≤ 2^-53 (underflowed squares lose < 2^-1074).
+    a * q.length() * (1.0 + EPS_REL)
+}
+
+/// A lower bound of the Euclidean norm (relative margin `2^-45`).
+#[inline]
+pub(crate) fn norm_down(x: DVec3) -> f64 {
+    let a = x.abs().max_element();
+    if a == 0.0 {
+        return 0.0;
+    }
+    let q = x / a;
+    a * q.length() * (1.0 - EPS_REL)
+}
+
+/// A parameter box: `[t₀, t₁] × [u₀, u₁] × [v₀, v₁]`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Cell {
+    pub(crate) t: [f64; 2],
+    pub(crate) u: [f64; 2],
+    pub(crate) v: [f64; 2],
+    /// The plane filter has not yet been applied to this `t` range.
+    pub(crate) fresh_t: bool,
+    /// The contact certificate has not yet been tried at this `t₀`.
+    pub(crate) fresh_t0: bool,
+}
+
+impl Cell {
+    const UNIT: Cell = Cell {
+        t: [0.0, 1.0],
+        u: [0.0, 1.0],
+        v: [0.0, 1.0],
+        fresh_t: false,
+        fresh_t0: true,
+    };
+}
+
+/// The multilinear function: the corner values of a box.
+pub(crate) trait Multilinear {
+    /// The vector corner values, index `4·ti + 2·ui + vi`.
+    fn corners(&self, c: &Cell) -> [DVec3; 8];
+    /// The projected corner values `d·F` (same order), `d` fixed per query.
+    fn dir_corners(&self, c: &Cell) -> [f64; 8];
+    /// `F(t, u, v)` by the same formula as the corners (same rounding bound).
+    fn eval(&self, t: f64, u: f64, v: f64) -> DVec3;
+    /// Parameters `(u, v) ∈ [0, 1]²` of (approximately) the closest pair of
+    /// points at time `t`. Any choice is sound: it only feeds [`Self::eval`].
+    fn closest(&self, t: f64) -> (f64, f64);
+}
+
+#[inline]
+fn at(x: &[DVec3; 2], t: f64) -> DVec3 {
+    x[0] + (x[1] - x[0]) * t
+}
+
+/// Parameter of the point of segment `a + s·e` closest to `p`, in `[0, 1]`.
+#[inline]
+fn seg_param(p: DVec3, a: DVec3, e: DVec3) -> f64 {
+    let l2 = e.length_squared();
+    if l2 > 0.0 {
+        let s = (p - a).dot(e) / l2;
+        if s.is_nan() { 0.0 } else { s.clamp(0.0, 1.0) }
+    } else {
+        0.0
+    }
+}
+
+#[inline]
+fn clamp01(x: f64) -> f64 {
+    if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) }
+}
+
+/// Vertex–face: `F = A(t) − u·(B(t) + v·C(t))`.
+pub(crate) struct VfFn {
+    /// The scaled input points `[p, a, b, c]` at `t = 0` and `t = 1`.
+    pub(crate) pts: [[DVec3; 2]; 4],
+    pub(crate) a: [DVec3; 2],
+    pub(crate) b: [DVec3; 2],
+    pub(crate) c: [DVec3; 2],
+    /// The same coefficients projected on the filter direction.
+    pub(crate) da: [f64; 2],
+    pub(crate) db: [f64; 2],
+    pub(crate) dc: [f64; 2],
+}
+
+impl Multilinear for VfFn {
+    #[inline]
+    fn corners(&self, cell: &Cell) -> [DVec3; 8] {
+        let mut out = [DVec3::ZERO; 8];
+        for ti in 0..2 {
+            let t = cell.t[ti];
+            let a = self.a[0] + self.a[1] * t;
+            let b = self.b[0] + self.b[1] * t;
+            let c = self.c[0] + self.c[1] * t;
+            for vi in 0..2 {
+                let bc = b + c * cell.v[vi];
+                for ui in 0..2 {
+                    out[4 * ti + 2 * ui + vi] = a - bc * cell.u[ui];
+                }
+            }
+        }
+        out
+    }
+
+    #[inline]
+    fn dir_corners(&self, cell: &Cell) -> [f64; 8] {
+        let mut out = [0.0; 8];
+        for ti in 0..2 {
+            let t = cell.t[ti];
+            let a = self.da[0] + self.da[1] * t;
+            let b = self.db[0] + self.db[1] * t;
+            let c = self.dc[0] + self.dc[1] * t;
+            for vi in 0..2 {
+                let bc = b + c * cell.v[vi];
+                for ui in 0..2 {
+                    out[4 * ti + 2 * ui + vi] = a - bc * cell.u[ui];
+                }
+            }
+        }
+        out
+    }
+    #[inline]
+    fn eval(&self, t: f64, u: f64, v: f64) -> DVec3 {
+        let a = self.a[0] + self.a[1] * t;
+        let b = self.b[0] + self.b[1] * t;
+        let c = self.c[0] + self.c[1] * t;
+        a - (b + c * v) * u
+    }
+
+    fn closest(&self, t: f64) -> (f64, f64) {
+        let [p, a, b, c] = self.pts.map(|x| at(&x, t));
+        let to_uv = |wb: f64, wc: f64| {
+            let u = clamp01(wb + wc);
+            let v = if u > 0.0 {
+                clamp01(wc / (wb + wc))
+            } else {
+                0.0
+            };
+            (u, v)
+        };
+        // Candidates: the three edges, then the interior projection.
+        let sab = seg_param(p, a, b - a);
+        let sbc = seg_param(p, b, c - b);
+        let sca = seg_param(p, c, a - c);
+        let dab = (p - (a + (b - a) * sab)).length_squared();
+        let dbc = (p - (b + (c - b) * sbc)).length_squared();
+        let dca = (p - (c + (a - c) * sca)).length_squared();
+        let mut best = (dab, to_uv(sab, 0.0));
+        if dbc < best.0 {
+            best = (dbc, to_uv(1.0 - sbc, sbc));
+        }
+        if dca < best.0 {
+            best = (dca, to_uv(0.0, 1.0 - sca));
+        }
+        let n = (b - a).cross(c - a);
+        let n2 = n.length_squared();
+        if n2 > 0.0 && n2.is_finite() {
+            let wb = (p - a).cross(c - a).dot(n) / n2;
+            let wc = (b - a).cross(p - a).dot(n) / n2;
+            if wb >= 0.0 && wc >= 0.0 && wb + wc <= 1.0 {
+                return to_uv(wb, wc);
+            }
+        }
+        best.1
+    }
+}
+
+/// Edge–edge: `F = A(t) + u·B(t) − v·C(t)`.
+pub(crate) struct EeFn {
+    /// The scaled input points `[a₀, a₁, b₀, b₁]` at `t = 0` and `t = 1`.
+    pub(crate) pts: [[DVec3; 2]; 4],
+    pub(crate) a: [DVec3; 2],
+    pub(crate) b: [DVec3; 2],
+    pub(crate) c: [DVec3; 2],
+    pub(crate) da: [f64; 2],
+    pub(crate) db: [f64; 2],
+    pub(crate) dc: [f64; 2],
+}
+
+impl Multilinear for EeFn {
+    #[inline]
+    fn corners(&self, cell: &Cell) -> [DVec3; 8] {
+        let mut out = [DVec3::ZERO; 8];
+        for ti in 0..2 {
+            let t = cell.t[ti];
+            let a = self.a[0] + self.a[1] * t;
+            let b = self.b[0] + self.b[1] * t;
+            let c = self.c[0] + self.c[1] * t;
+            for ui in 0..2 {
+                let ab = a + b * cell.u[ui];
+                for vi in 0..2 {
+                    out[4 * ti + 2 * ui + vi] = ab - c * cell.v[vi];
+                }
+            }
+        }
+        out
+    }
+
+    #[inline]
+    fn dir_corners(&self, cell: &Cell) -> [f64; 8] {
+        let mut out = [0.0; 8];
+        for ti in 0..2 {
+            let t = cell.t[ti];
+            let a = self.da[0] + self.da[1] * t;
+            let b = self.db[0] + self.db[1] * t;
+            let c = self.dc[0] + self.dc[1] * t;
+            for ui in 0..2 {
+                let ab = a + b * cell.u[ui];
+                for vi in 0..2 {
+                    out[4 * ti + 2 * ui + vi] = ab - c * cell.v[vi];
+                }
+            }
+        }
+        out
+    }
+    #[inline]
+    fn eval(&self, t: f64, u: f64, v: f64) -> DVec3 {
+        let a = self.a[0] + self.a[1] * t;
+        let b = self.b[0] + self.b[1] * t;
+        let c = self.c[0] + self.c[1] * t;
+        (a + b * u) - c * v
+    }
+
+    fn closest(&self, t: f64) -> (f64, f64) {
+        let [a0, a1, b0, b1] = self.pts.map(|x| at(&x, t));
+        let (d1, d2, r) = (a1 - a0, b1 - b0, a0 - b0);
+        let (aa, bb, ee) = (d1.dot(d1), d1.dot(d2), d2.dot(d2));
+        let (cc, ff) = (d1.dot(r), d2.dot(r));
+        let den = aa * ee - bb * bb;
+        if den > 1e-12 * aa * ee && den.is_finite() {
+            let u = (bb * ff - cc * ee) / den;
+            let v = (aa * ff - bb * cc) / den;
+            if (0.0..=1.0).contains(&u) && (0.0..=1.0).contains(&v) {
+                return (u, v);
+            }
+        }
+        // Endpoint candidates.
+        let cands = [
+            (0.0, seg_param(a0, b0, d2)),
+            (1.0, seg_param(a1, b0, d2)),
+            (seg_param(b0, a0, d1), 0.0),
+            (seg_param(b1, a0, d1), 1.0),
+        ];
+        let mut best = cands[0];
+        let mut bd = f64::INFINITY;
+        for (u, v) in cands {
+            let d = ((a0 + d1 * u) - (b0 + d2 * v)).length_squared();
+            if d < bd {
+                bd = d;
+                best = (u, v);
+            }
+        }
+        best
+    }
+}
+
+/// The result of the search (in parameter space).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Found {
+    pub(crate) cell: Cell,
+    pub(crate) converged: bool,
+    pub(crate) iterations: usize,
+}
+
+/// Per-query constants of the search.
+pub(crate) struct Search {
+    /// Scaled minimum separation.
+    pub(crate) s: f64,
+    /// Per-axis rounding bound ε.
+    pub(crate) eps: DVec3,
+    /// Per-axis rejection bound `s + ε` (rounded up).
+    pub(crate) bound: DVec3,
+    /// Rejection bound of the projected test, `None` without a direction.
+    pub(crate) dir_bound: Option<f64>,
+    /// Effective tolerance τ.
+    pub(crate) tau: f64,
+    /// `δ = 2τ(D + ℓ)`, the accepted size of a box's range (Euclidean).
+    pub(crate) delta: f64,
+    pub(crate) max_iterations: usize,
+    /// The coplanarity cubic, for per-interval filtering.
+    pub(crate) plane: Option<PlaneCubic>,
+    /// Certificate bound `s + δ`.
+    pub(crate) cert: f64,
+}
+
+/// Splitting decision for one parameter.
+#[inline]
+fn can_split(iv: [f64; 2], tau: f64) -> Option<f64> {
+    if iv[1] - iv[0] < tau {
+        return None;
+    }
+    let m = 0.5 * (iv[0] + iv[1]);
+    (m > iv[0] && m < iv[1]).then_some(m)
+}
+
+/// Earliest-first inclusion bisection. Returns the accepted box of
+/// smallest `t₀` (or the earliest unresolved box when the iteration budget
+/// or the stack ran out), `None` when every box was excluded.
+pub(crate) fn search<F: Multilinear>(f: &F, k: &Search) -> Option<Found> {
+    let mut stack = [Cell::UNIT; STACK];
+    let mut len = 1usize;
+    let mut best: Option<Cell> = None;
+    let mut iterations = 0usize;
+    let delta_inf = k.delta / 1.732_050_808 * (1.0 - 1e-9);
+    while len > 0 {
+        len -= 1;
+        let cell = stack[len];
+        if let Some(b) = best
+            && cell.t[0] >= b.t[0]
+        {
+            continue;
+        }
+        if iterations >= k.max_iterations {
+            return Some(unresolved(cell, &stack[..len], best, iterations));
+        }
+        iterations += 1;
+
+        let fc = f.corners(&cell);
+        let mut lo = fc[0];
+        let mut hi = fc[0];
+        for x in &fc[1..] {
+            lo = lo.min(*x);
+            hi = hi.max(*x);
+        }
+        // L∞ test: some axis of the range misses [−s − ε, s + ε].
+        if lo.x > k.bound.x
+            || lo.y > k.bound.y
+            || lo.z > k.bound.z
+            || hi.x < -k.bound.x
+            || hi.y < -k.bound.y
+            || hi.z < -k.bound.z
+        {
+            continue;
+        }
+        // Plane filter on a new time range (u/v splits keep the verdict).
+        if cell.fresh_t
+            && let Some(pc) = &k.plane
+            && pc.separated_on(cell.t[0], cell.t[1])
+        {
+            continue;
+        }
+        // Projected test along the filter direction.
+        if let Some(db) = k.dir_bound {
+            let dc = f.dir_corners(&cell);
+            let mut dlo = dc[0];
+            let mut dhi = dc[0];
+            for &x in &dc[1..] {
+                dlo = dlo.min(x);
+                dhi = dhi.max(x);
+            }
+            if dlo > db || dhi < -db {
+                continue;
+            }
+        }
+
+        // Contact certificate at t₀ (depends on t₀ only): a triangle /
+        // edge point whose computed difference has norm ≤ s + δ proves an
+        // exact distance ≤ s + δ + √3·ε̄ at t₀ (eval's error is ≤ ε per axis).
+        if cell.fresh_t0 {
+            let (u, v) = f.closest(cell.t[0]);
+            if norm_up(f.eval(cell.t[0], u, v)) <= k.cert {
+                best = Some(Cell {
+                    u: [u, u],
+                    v: [v, v],
+                    ..cell
+                });
+                continue;
+            }
+        }
+
+        let st = can_split(cell.t, k.tau);
+        let su = can_split(cell.u, k.tau);
+        let sv = can_split(cell.v, k.tau);
+        let width = (hi - lo).max_element();
+        let small = width <= delta_inf;
+
+        // Contribution of each parameter to the range (L∞ of the corner
+        // differences along it).
+        let mut ct = 0.0f64;
+        let mut cu = 0.0f64;
+        let mut cv = 0.0f64;
+        for i in 0..4 {
+            let ti = i; // (0..4) → pairs (i, i + 4)
+            ct = ct.max((fc[ti + 4] - fc[ti]).abs().max_element());
+            let ui = (i & 1) | ((i & 2) << 1); // 0,1,4,5 → pairs (k, k + 2)
+            cu = cu.max((fc[ui + 2] - fc[ui]).abs().max_element());
+            let vi = 2 * i; // 0,2,4,6 → pairs (k, k + 1)
+            cv = cv.max((fc[vi + 1] - fc[vi]).abs().max_element());
+        }
+
+        // Time first while its contribution exceeds the acceptance scale:
+        // the plane filter and the certificate act on time alone.
+        let split_t = st.is_some()
+            && (small || ct > delta_inf || ct >= cu.max(cv) || (su.is_none() && sv.is_none()));
+        if split_t {
+            let m = st.unwrap_or(cell.t[0]);
+            let early = Cell {
+                t: [cell.t[0], m],
+                fresh_t: true,
+                fresh_t0: false,
+                ..cell
+            };
+            let late = Cell {
+                t: [m, cell.t[1]],
+                fresh_t: true,
+                fresh_t0: true,
+                ..cell
+            };
+            if len + 2 > STACK {
+                return Some(unresolved(cell, &stack[..len], best, iterations));
+            }
+            stack[len] = late;
+            stack[len + 1] = early;
+            len += 2;
+            continue;
+        }
+        if !small {
+            // Split u or v (whichever contributes more and can be split).
+            let pick_u = match (su, sv) {
+                (Some(_), Some(_)) => cu >= cv,
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (None, None) => {
+                    // Nothing left to split: fall through to acceptance.
+                    if accept(&lo, &hi, k) {
+                        best = Some(cell);
+                    }
+                    continue;
+                }
+            };
+            if len + 2 > STACK {
+                return Some(unresolved(cell, &stack[..len], best, iterations));
+            }
+            if pick_u {
+                let m = su.unwrap_or(cell.u[0]);
+                stack[len] = Cell {
+                    u: [m, cell.u[1]],
+                    fresh_t: false,
+                    fresh_t0: false,
+                    ..cell
+                };
+                stack[len + 1] = Cell {
+                    u: [cell.u[0], m],
+                    fresh_t: false,
+                    fresh_t0: false,
+                    ..cell
+                };
+            } else {
+                let m = sv.unwrap_or(cell.v[0]);
+                stack[len] = Cell {
+                    v: [m, cell.v[1]],
+                    fresh_t: false,
+                    fresh_t0: false,
+                    ..cell
+                };
+                stack[len + 1] = Cell {
+                    v: [cell.v[0], m],
+                    fresh_t: false,
+                    fresh_t0: false,
+                    ..cell
+                };
+            }
+            len += 2;
+            continue;
+        }
+        // t is resolved (width < τ) and the range is small: acceptance,
+        // subject to the Euclidean test.
+        if accept(&lo, &hi, k) {
+            best = Some(cell);
+        }
+    }
+    best.map(|cell| Found {
+        cell,
+        converged: true,
+        iterations,
+    })
+}
+
+/// Euclidean acceptance test on a box whose computed corner range is
+/// `[lo, hi]`: the exact values lie in `[lo − ε, hi + ε]` ⊂ ball(c, r + |ε|)
+/// with `c` the range centre and `r` its half diagonal. Returns `false`
+/// (the box is excluded) when `|c| > s + r + |ε|`, i.e. every exact value has
+/// norm `> s`; otherwise every exact value has norm `≤ s + 2r + 2|ε|`.
+#[inline]
+fn accept(lo: &DVec3, hi: &DVec3, k: &Search) -> bool {
+    let c = (*lo + *hi) * 0.5;
+    let h = (*hi - c).max(c - *lo);
+    let r = norm_up(h);
+    let en = norm_up(k.eps);
+    let rhs = (k.s + r + en) * UP;
+    norm_down(c) <= rhs
+}
+
+/// The earliest unresolved box (iteration budget or stack exhausted).
+fn unresolved(cell: Cell, pending: &[Cell], best: Option<Cell>, iterations: usize) -> Found {
+    let mut first = cell;
+    for c in pending {
+        if c.t[0] < first.t[0] {
+            first = *c;
+        }
+    }
+    if let Some(b) = best
+        && b.t[0] <= first.t[0]
+    {
+        // Everything earlier than the accepted box is resolved.
+        return Found {
+            cell: b,
+            converged: true,
+            iterations,
+        };
+    }
+    Found {
+        cell: first,
+        converged: false,
+        iterations,
+    }
+}
+
+/// The coplanarity filter: proves that the vertex (resp. the other edge's
+/// line) stays farther than `s` from the moving plane spanned by
+/// `n(t) = e1(t) × e2(t)` through the reference point, `w(t)` being the
+/// offset from it, over `[0, 1]` or over a sub-interval `[t₀, t₁]`.
+///
+/// With `n(t)` (quadratic, Bernstein control vectors `N₀`,
+/// `N₁ = (e1₀ × e2₁ + e1₁ × e2₀)/2`, `N₂`) and `f(t) = n(t)·w(t)` (cubic,
+/// Bernstein coefficients `f₀ = N₀·w₀`, `f₁ = (2N₁·w₀ + N₀·w₁)/3`,
+/// `f₂ = (N₂·w₀ + 2N₁·w₁)/3`, `f₃ = N₂·w₁`), the distance to the plane is `|f(t)|/|n(t)|`
+/// and `|n(t)| ≤ max |N_k|`; so `f > s·max|N_k|` (or `f < −s·max|N_k|`) on an
+/// interval proves a distance `> s` there. On `[t₀, t₁]` the Bernstein
+/// coefficients of `f` are the blossom values
+/// `f(t₀,t₀,t₀), f(t₀,t₀,t₁), f(t₀,t₁,t₁), f(t₁,t₁,t₁)`, computed by three de Casteljau levels
+/// `(1−x)·p + x·q`, which are convex combinations.
+///
+/// Rounding: `e1, e2, w` are differences of inputs (1 rounding); each
+/// coefficient has at most 9 rounding factors per monomial (products 2,
+/// cross difference 3, sum of two crosses 4, dot 5–7, sum of dots 8,
+/// division by 3: 9) and an absolute expression `≤ 144·M³` (`|e|, |w| ≤ 2M`
+/// componentwise, `M` the largest absolute input coordinate). The blossom
+/// adds 3 factors per level (`1 − x`, product, sum), 9 in all, and keeps the
+/// absolute expression (convex weights): error `≤ γ₁₈·144·M³ < 2595·u·M³ <
+/// 2^-40·M³`. Gradual underflow adds `< 2^-1000·max(1, M)`. `|N_k|` is
+/// bounded likewise with `2^-44·M²`.
+pub(crate) struct PlaneCubic {
+    b: [f64; 4],
+    bound: f64,
+}
+
+impl PlaneCubic {
+    /// The cubic of the query, `None` when its bound is not finite.
+    pub(crate) fn new(
+        e1: [DVec3; 2],
+        e2: [DVec3; 2],
+        w: [DVec3; 2],
+        s: f64,
+        m: f64,
+    ) -> Option<Self> {
+        let n0 = e1[0].cross(e2[0]);
+        let n2 = e1[1].cross(e2[1]);
+        let n1 = e1[0].cross(e2[1]) + e1[1].cross(e2[0]); // 2·N₁
+        let f0 = n0.dot(w[0]);
+        let f3 = n2.dot(w[1]);
+        let f1 = (n1.dot(w[0]) + n0.dot(w[1])) / 3.0;
+        let f2 = (n2.dot(w[0]) + n1.dot(w[1])) / 3.0;
+        let tiny = 9.332_636_185_032_189e-302 * m.max(1.0); // 2^-1000·max(1, M)
+        let err = (m * m * m * (1.0 / 1_099_511_627_776.0) + tiny) * UP;
+        let x = if s > 0.0 {
+            let nmax = norm_up(n0).max(norm_up(n1) * 0.5).max(norm_up(n2));
+            let nmax = (nmax + m * m * (1.0 / 17_592_186_044_416.0) + tiny) * UP;
+            s * nmax * UP
+        } else {
+            0.0
+        };
+        let bound = (x + err) * UP;
+        let b = [f0, f1, f2, f3];
+        (bound.is_finite() && b.iter().all(|x| x.is_finite())).then_some(Self { b, bound })
+    }
+
+    #[inline]
+    fn sign_ok(&self, c: [f64; 4]) -> bool {
+        let k = self.bound;
+        (c[0] > k && c[1] > k && c[2] > k && c[3] > k)
+            || (c[0] < -k && c[1] < -k && c[2] < -k && c[3] < -k)
+    }
+
+    /// Separated over all of `[0, 1]`.
+    pub(crate) fn separated(&self) -> bool {
+        self.sign_ok(self.b)
+    }
+
+    /// Separated over `[t0, t1]`.
+    #[inline]
+    pub(crate) fn separated_on(&self, t0: f64, t1: f64) -> bool {
+        #[inline]
+        fn level<const N: usize>(p: &[f64], x: f64) -> [f64; N] {
+            let y = 1.0 - x;
+            let mut out = [0.0; N];
+            for i in 0..N {
+                out[i] = y * p[i] + x * p[i + 1];
+            }
+            out
+        }
+        let l1a: [f64; 3] = level(&self.b, t0);
+        let l2aa: [f64; 2] = level(&l1a, t0);
+        let l2ab: [f64; 2] = level(&l1a, t1);
+        let l1b: [f64; 3] = level(&self.b, t1);
+        let l2bb: [f64; 2] = level(&l1b, t1);
+        let c0: [f64; 1] = level(&l2aa, t0);
+        let c1: [f64; 1] = level(&l2aa, t1);
+        let c2: [f64; 1] = level(&l2ab, t1);
+        let c3: [f64; 1] = level(&l2bb, t1);
+        self.sign_ok([c0[0], c1[0], c2[0], c3[0]])
+    }
+}
+
+/// The filter direction `d = n(½)/|n(½)|` (from the same control vectors)
+/// or `None` when it is zero or not finite.
+pub(crate) fn filter_direction(e1: [DVec3; 2], e2: [DVec3; 2]) -> Option<DVec3> {
+    let n = e1[0].cross(e2[0]) + e1[1].cross(e2[1]) + e1[0].cross(e2[1]) + e1[1].cross(e2[0]);
+    let a = n.abs().max_element();
+    if !(a > 0.0 && a.is_finite()) {
+        return None;
+    }
+    let q = n / a;
+    let d = q / q.length();
+    // |d| ≤ 1 + 4u by construction.
+    d.is_finite().then_some(d)
+}
+
+/// The power-of-two factor that brings the largest coordinate below
+/// `2^200` (1 when it already is).
+pub(crate) fn scale_factor(m: f64) -> f64 {
+    if m < SCALE_LIMIT {
+        return 1.0;
+    }
+    let exp = ((m.to_bits() >> 52) & 0x7ff) as i64 - 1023; // m < 2^(exp+1)
+    let e = 199 - exp; // ≥ −824
+    f64::from_bits(((e + 1023) as u64) << 52)
+}
+
+/// Scales `s` by the power of two `f`, rounding upward.
+pub(crate) fn scale_sep(s: f64, f: f64) -> f64 {
+    if f == 1.0 {
+        return s;
+    }
+    let r = s * f;
+    if r / f == s { r } else { r.next_up() }
+}
+
+/// Builds the per-query search constants.
+pub(crate) fn make_search(
+    s: f64,
+    m_axis: DVec3,
+    dir: Option<DVec3>,
+    tau: f64,
+    delta: f64,
+    max_iterations: usize,
+    plane: Option<PlaneCubic>,
+) -> Search {
+    let eps = DVec3::new(eps_axis(m_axis.x), eps_axis(m_axis.y), eps_axis(m_axis.z));
+    let bound = (DVec3::splat(s) + eps) * UP;
+    let dir_bound = dir.map(|d| {
+        // Corner error of d·F: the projected coefficients add 3 roundings
+        // (γ₁₁·Σ|dᵢ|·18mᵢ < 2·Σ|dᵢ|·εᵢ, see `eps_axis`); |d| ≤ 1 + 4u.
+        let ed = 2.0 * (d.abs().dot(eps));
+        (s * UP40 + ed) * UP
+    });
+    Search {
+        s,
+        eps,
+        bound,
+        dir_bound,
+        tau,
+        delta,
+        max_iterations,
+        plane,
+        // Rounded down, so that `cert ≤ s + δ` exactly.
+        cert: (s + delta) * (1.0 - 1.0 / 1_125_899_906_842_624.0),
+    }
+}
+
+/// `τ` clamped to the split floor.
+pub(crate) fn effective_tau(tol: f64) -> f64 {
+    tol.max(SPLIT_FLOOR)
+}

@@ -1,0 +1,916 @@
+//! The M1 exact stage as one query: the dynamic link hierarchy (stage 1),
+//! the start state of every pair, the continuous OBB-tree traversal with
+//! per-link refinement levels and the simultaneous solver (stage 3).
+
+use std::time::{Duration, Instant};
+
+use armature_bvh_geometry::body::{ArticulatedBody, LinkGeometry, Obstacle, ObstacleMotion};
+use armature_bvh_geometry::dynamic::{
+    DisabledPairs, DynamicHierarchyOptions, DynamicLinkHierarchy, EnvironmentHierarchy,
+    PotentialPairs,
+};
+use armature_bvh_geometry::query::{
+    CollideMode, CollideWorkspace, DistanceWorkspace, FeaturePair, MeshObject, capped_distance,
+    closest_points_triangle_triangle, collide, containment,
+};
+use armature_interval_taylor::{Interval, IntervalAffine3};
+use armature_kinematics::{EnclosureKind, InBetweenMotion, LinkObb};
+use glam::{DAffine3, DVec3};
+
+use crate::ElementaryError;
+use crate::obb::RelativePose;
+use crate::solver::{
+    Equation, Kind, PoseSource, Solution, SolverOptions, SolverStats, SolverWorkspace, solve,
+};
+use crate::traversal::{Side, TraversalStats, TraversalWorkspace, traverse};
+
+/// Options of [`ElementaryScene`], with [`Default`] and `with_*` builders.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ElementaryOptions {
+    /// The clearance `δ` (scene units): the contract of
+    /// [`ElementaryReport`], the same as the conservative-advancement
+    /// stage's. `0` asks for M1's exact contacts (surfaces touching), with
+    /// no clearance. Finite and `≥ 0`; default `1e-4`.
+    pub distance_threshold: f64,
+    /// The solver stops splitting time below this width (M1's threshold;
+    /// a contact is reported at the lower end of an interval this narrow).
+    /// In `[1e-12, 0.5]`; default `1e-4`.
+    pub time_tolerance: f64,
+    /// Stage 1, the dynamic link hierarchy (M1 §4.1): pairs whose swept
+    /// boxes never meet are dropped before the OBB trees are traversed.
+    /// `false` traverses every allowed pair (the `3` ablation). Default
+    /// `true`.
+    pub hierarchy_culling: bool,
+    /// Pose enclosure of stage 1: interval (M1, default) or Taylor (M4).
+    pub enclosure: EnclosureKind,
+    /// Largest per-link refinement level `r` of the continuous OBB test
+    /// (`2^r` sub-intervals, M1 §5.1.1); each link's level follows its
+    /// swing. At most 10; default 8.
+    pub max_refinement_level: u32,
+    /// Interval Newton culling in the solver (M1 §5.2.4). Default `true`.
+    pub newton: bool,
+    /// Test non-adjacent links against each other. Default `true`.
+    pub self_collision: bool,
+    /// Skip adjacent links (as the other stages). Default `true`.
+    pub skip_adjacent: bool,
+    /// Time intervals the solver may process before the query ends with
+    /// [`ElementaryStatus::BudgetExhausted`]. At least 1; default
+    /// `1_000_000`.
+    pub max_intervals: usize,
+}
+
+impl Default for ElementaryOptions {
+    fn default() -> Self {
+        Self {
+            distance_threshold: 1e-4,
+            time_tolerance: 1e-4,
+            hierarchy_culling: true,
+            enclosure: EnclosureKind::Interval,
+            max_refinement_level: 8,
+            newton: true,
+            self_collision: true,
+            skip_adjacent: true,
+            max_intervals: 1_000_000,
+        }
+    }
+}
+
+macro_rules! builder {
+    ($($(#[$doc:meta])* $name:ident: $field:ident: $ty:ty;)*) => {
+        $(
+            $(#[$doc])*
+            #[must_use]
+            pub const fn $name(mut self, value: $ty) -> Self {
+                self.$field = value;
+                self
+            }
+        )*
+    };
+}
+
+impl ElementaryOptions {
+    builder! {
+        /// With this clearance.
+        with_distance_threshold: distance_threshold: f64;
+        /// With this time tolerance.
+        with_time_tolerance: time_tolerance: f64;
+        /// With or without stage 1.
+        with_hierarchy_culling: hierarchy_culling: bool;
+        /// With this stage-1 enclosure.
+        with_enclosure: enclosure: EnclosureKind;
+        /// With this largest refinement level.
+        with_max_refinement_level: max_refinement_level: u32;
+        /// With or without Newton culling.
+        with_newton: newton: bool;
+        /// With or without self-collision.
+        with_self_collision: self_collision: bool;
+        /// Skipping adjacent links or not.
+        with_skip_adjacent: skip_adjacent: bool;
+        /// With this interval budget.
+        with_max_intervals: max_intervals: usize;
+    }
+
+    /// Checks every field against its documented range.
+    ///
+    /// # Errors
+    /// [`ElementaryError::InvalidOption`] naming the field.
+    pub fn validate(&self) -> Result<(), ElementaryError> {
+        let bad = |name, value, why| Err(ElementaryError::InvalidOption { name, value, why });
+        let d = self.distance_threshold;
+        if !(d.is_finite() && d >= 0.0) {
+            return bad("distance_threshold", d, "must be finite and ≥ 0");
+        }
+        let t = self.time_tolerance;
+        if !(1e-12..=0.5).contains(&t) {
+            return bad("time_tolerance", t, "must lie in [1e-12, 0.5]");
+        }
+        if self.max_refinement_level > 10 {
+            return bad(
+                "max_refinement_level",
+                f64::from(self.max_refinement_level),
+                "must be at most 10",
+            );
+        }
+        if self.max_intervals == 0 {
+            return bad("max_intervals", 0.0, "must be at least 1");
+        }
+        Ok(())
+    }
+}
+
+/// A link's refinement level makes its swing over one sub-interval at most
+/// this fraction of its box's size at the start: the leaves of its OBB tree
+/// (single triangles) are far smaller than the link, and their swept boxes
+/// only stay apart on pieces where the link moves little. Measured on the
+/// Puma suite: 1/2 gave 10–100 times more leaf pairs than 1/50.
+const LEVEL_FRACTION: f64 = 0.02;
+
+/// What the link touches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Other {
+    /// The obstacle at this index of the scene's obstacle slice.
+    Obstacle(usize),
+    /// The link at this index of the body's tree.
+    Link(usize),
+}
+
+/// How a query ended; see [`ElementaryReport`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ElementaryStatus {
+    /// Every pair keeps its clearance over `[0, 1]`.
+    Free,
+    /// A pair comes within its clearance; the contact is the first.
+    Collides,
+    /// Some pair touches or overlaps at `t = 0`.
+    CollidingAtStart,
+    /// The solver's interval budget ran out: the motion may break a
+    /// clearance at or after [`ElementaryReport::toc_lower_bound`].
+    BudgetExhausted,
+}
+
+/// The witness of a contact.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ElementaryContact {
+    /// Normalised time of contact, never later than the first time any
+    /// pair comes within its clearance.
+    pub time: f64,
+    /// The moving link (tree index).
+    pub link: usize,
+    /// What it touches.
+    pub other: Other,
+    /// The elementary features (mesh vertex and triangle ids; "a" is the
+    /// link's mesh); `None` for a contact at the start found by a
+    /// distance or containment query.
+    pub features: Option<FeaturePair>,
+    /// The link's triangle.
+    pub triangle_a: u32,
+    /// The other's triangle.
+    pub triangle_b: u32,
+    /// Distance of the two triangles at [`ElementaryContact::time`].
+    pub distance: f64,
+    /// World point: the middle of the two triangles' closest points.
+    pub point: DVec3,
+    /// World unit normal from the link towards the other (zero when the
+    /// triangles intersect and no direction is defined).
+    pub normal: DVec3,
+}
+
+/// Counts and times of one query.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ElementaryStats {
+    /// Pairs the rules allow.
+    pub pairs_total: usize,
+    /// Pairs left by stage 1.
+    pub pairs_after_hierarchy: usize,
+    /// Continuous OBB/OBB tests of the traversal.
+    pub obb_tests: usize,
+    /// Overlapping leaf pairs.
+    pub leaf_pairs: usize,
+    /// Elementary equations (after merging shared features).
+    pub equations: usize,
+    /// Time intervals the solver processed.
+    pub intervals: usize,
+    /// Equation evaluations over intervals.
+    pub evaluations: usize,
+    /// Equations culled by the Newton test.
+    pub newton_culls: usize,
+    /// Time in stage 1 and the start state.
+    pub hierarchy_time: Duration,
+    /// Time in the OBB-tree traversal.
+    pub traversal_time: Duration,
+    /// Time in the solver.
+    pub solver_time: Duration,
+}
+
+/// The answer of [`ElementaryScene::first_contact`].
+///
+/// # The clearance contract
+///
+/// As the conservative-advancement stage's: with `δ` the
+/// [`ElementaryOptions::distance_threshold`] and `d_p(t)` a tested pair's
+/// mesh distance, each pair gets the clearance `c_p = min(δ, d_p(0)/3)`.
+///
+/// - [`ElementaryStatus::Free`]: `d_p(t) > c_p` for every pair and `t`.
+/// - [`ElementaryStatus::Collides`]: the contact's time is never later
+///   than the first time any pair comes within its clearance, and its
+///   triangles are within `2c_p` there (with `δ = 0`: the contact's time
+///   is within [`ElementaryOptions::time_tolerance`] before an interval on
+///   which the features' interval tests could not exclude a contact).
+/// - [`ElementaryStatus::CollidingAtStart`]: some pair has `d_p(0) = 0`.
+/// - [`ElementaryStatus::BudgetExhausted`]: no pair comes within its
+///   clearance before [`ElementaryReport::toc_lower_bound`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ElementaryReport {
+    /// How it ended.
+    pub status: ElementaryStatus,
+    /// The contact, for [`ElementaryStatus::Collides`] and
+    /// [`ElementaryStatus::CollidingAtStart`].
+    pub contact: Option<ElementaryContact>,
+    /// A lower bound on the first time any pair breaks its clearance.
+    pub toc_lower_bound: f64,
+    /// The smallest clearance over the pairs tested.
+    pub clearance: f64,
+    /// Counts and times.
+    pub stats: ElementaryStats,
+}
+
+/// One tested pair.
+#[derive(Clone, Copy, Debug)]
+struct Pair {
+    link: usize,
+    other: Other,
+}
+
+/// Reusable buffers of [`ElementaryScene::first_contact`].
+#[derive(Debug, Default)]
+pub struct ElementaryWorkspace {
+    potential: PotentialPairs,
+    pairs: Vec<Pair>,
+    separation: Vec<f64>,
+    levels: Vec<u32>,
+    /// Per level `ℓ`, the pose enclosures of every body on each of the
+    /// `2^ℓ` sub-intervals (`body + bodies · k`).
+    level_poses: Vec<Vec<IntervalAffine3>>,
+    rel: Vec<RelativePose>,
+    equations: Vec<Equation>,
+    /// Per pair, the piece indices of its two bodies' bounds its
+    /// equations were traversed with, and those equations.
+    pair_key: Vec<Option<(usize, usize)>>,
+    pair_equations: Vec<Vec<Equation>>,
+    traversal: TraversalWorkspace,
+    solver: SolverWorkspace,
+    distance: DistanceWorkspace,
+    collide: CollideWorkspace,
+    poses: Vec<DAffine3>,
+    scratch: Vec<IntervalAffine3>,
+}
+
+impl ElementaryWorkspace {
+    /// An empty workspace.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+/// A body, its obstacles and the options, prepared once for many queries
+/// (the dynamic link hierarchy, the environment hierarchy and the link
+/// boxes). One value per thread.
+#[derive(Debug)]
+pub struct ElementaryScene<'a> {
+    body: &'a ArticulatedBody,
+    obstacles: &'a [Obstacle],
+    options: ElementaryOptions,
+    hierarchy: DynamicLinkHierarchy,
+    environment: EnvironmentHierarchy,
+    link_obbs: Vec<Option<LinkObb>>,
+}
+
+fn geometry(body: &ArticulatedBody, link: usize) -> Result<&LinkGeometry, ElementaryError> {
+    body.links()
+        .get(link)
+        .and_then(Option::as_ref)
+        .ok_or(ElementaryError::InvalidOption {
+            name: "link",
+            value: link as f64,
+            why: "the link has no geometry",
+        })
+}
+
+impl<'a> ElementaryScene<'a> {
+    /// Prepares `body` against `obstacles` (static or rigidly moving over
+    /// `[0, 1]`), never testing the `disabled` pairs.
+    ///
+    /// # Errors
+    /// [`ElementaryError::InvalidOption`] for options out of range;
+    /// [`ElementaryError::Geometry`] when a link or obstacle box cannot be
+    /// computed.
+    pub fn new(
+        body: &'a ArticulatedBody,
+        obstacles: &'a [Obstacle],
+        disabled: &DisabledPairs,
+        options: &ElementaryOptions,
+    ) -> Result<Self, ElementaryError> {
+        options.validate()?;
+        let hierarchy = body
+            .dynamic_hierarchy(
+                DynamicHierarchyOptions::default()
+                    .with_kind(options.enclosure)
+                    .with_self_collision(options.self_collision)
+                    .with_skip_adjacent(options.skip_adjacent)
+                    .with_margin(options.distance_threshold),
+            )?
+            .with_disabled(disabled.clone());
+        Ok(Self {
+            body,
+            obstacles,
+            options: *options,
+            hierarchy,
+            environment: EnvironmentHierarchy::from_obstacles(obstacles)?,
+            link_obbs: body.link_obbs()?,
+        })
+    }
+
+    /// The options.
+    #[must_use]
+    pub const fn options(&self) -> &ElementaryOptions {
+        &self.options
+    }
+
+    fn bodies(&self) -> usize {
+        self.body.tree().len() + self.obstacles.len()
+    }
+
+    fn body_index(&self, other: Other) -> usize {
+        match other {
+            Other::Link(j) => j,
+            Other::Obstacle(o) => self.body.tree().len() + o,
+        }
+    }
+
+    fn other_geometry(&self, other: Other) -> Result<&LinkGeometry, ElementaryError> {
+        match other {
+            Other::Link(j) => geometry(self.body, j),
+            Other::Obstacle(o) => Ok(self.obstacles[o].geometry()),
+        }
+    }
+
+    /// The first contact while the body moves from `q0` to `q1` by the
+    /// in-between motion; see [`ElementaryReport`] for the contract.
+    ///
+    /// # Errors
+    /// [`ElementaryError::Kinematics`] for configurations of the wrong
+    /// length or not finite; [`ElementaryError::Geometry`] for poses the
+    /// queries reject.
+    pub fn first_contact(
+        &mut self,
+        q0: &[f64],
+        q1: &[f64],
+        ws: &mut ElementaryWorkspace,
+    ) -> Result<ElementaryReport, ElementaryError> {
+        let tree = self.body.tree();
+        let motion = InBetweenMotion::new(tree, q0, q1)?;
+        let mut stats = ElementaryStats::default();
+        let delta = self.options.distance_threshold;
+
+        // Stage 1: the dynamic link hierarchy.
+        let started = Instant::now();
+        self.collect_pairs(&motion, ws, &mut stats)?;
+        // The start state and each pair's clearance.
+        ws.poses.resize(tree.len(), DAffine3::IDENTITY);
+        motion.poses_at(0.0, &mut ws.poses)?;
+        ws.separation.clear();
+        let mut clearance = delta;
+        for i in 0..ws.pairs.len() {
+            let pair = ws.pairs[i];
+            match self.start_state(pair, ws)? {
+                Start::Touching(c) => {
+                    stats.hierarchy_time = started.elapsed();
+                    return Ok(ElementaryReport {
+                        status: ElementaryStatus::CollidingAtStart,
+                        contact: Some(c),
+                        toc_lower_bound: 0.0,
+                        clearance: 0.0,
+                        stats,
+                    });
+                }
+                Start::Apart(d) => {
+                    let c = if d >= 3.0 * delta { delta } else { d / 3.0 };
+                    clearance = clearance.min(c);
+                    ws.separation.push(c);
+                }
+            }
+        }
+        stats.hierarchy_time = started.elapsed();
+
+        // Stage 3: the time sub-intervals in increasing time (M1 §5.1.1),
+        // each traversed and solved before the next, so that the first
+        // contact ends the query.
+        self.choose_levels(&motion, ws)?;
+        self.level_poses(&motion, ws)?;
+        let top = ws.levels.iter().copied().max().unwrap_or(0);
+        let pieces = 1usize << top;
+        let source = Source {
+            scene: self,
+            motion: &motion,
+            pairs: &ws.pairs,
+        };
+        let mut tstats = TraversalStats::default();
+        let mut sstats = SolverStats::default();
+        let mut traversal_time = Duration::ZERO;
+        let mut solver_time = Duration::ZERO;
+        let mut solution = Solution::None;
+        ws.pair_key.clear();
+        ws.pair_key.resize(ws.pairs.len(), None);
+        ws.pair_equations
+            .resize_with(ws.pairs.len().max(ws.pair_equations.len()), Vec::new);
+        for k in 0..pieces {
+            let window = piece(k, pieces);
+            let started = Instant::now();
+            ws.equations.clear();
+            for (i, &pair) in ws.pairs.iter().enumerate() {
+                // A pair whose two bodies keep their bounds from the last
+                // piece (both at coarser levels) has the same equations.
+                let key = self.piece_key(pair, top, k, &ws.levels);
+                if ws.pair_key[i] != Some(key) {
+                    ws.pair_key[i] = Some(key);
+                    ws.rel.clear();
+                    ws.rel
+                        .push(self.relative_pose(pair, top, k, &ws.levels, &ws.level_poses));
+                    let a = geometry(self.body, pair.link)?;
+                    let b = self.other_geometry(pair.other)?;
+                    ws.traversal.clear();
+                    ws.pair_equations[i].clear();
+                    traverse(
+                        i as u32,
+                        Side {
+                            mesh: &a.mesh,
+                            tree: &a.obb_tree,
+                            body: pair.link as u32,
+                        },
+                        Side {
+                            mesh: &b.mesh,
+                            tree: &b.obb_tree,
+                            body: self.body_index(pair.other) as u32,
+                        },
+                        window,
+                        &ws.rel,
+                        ws.separation[i],
+                        &mut ws.pair_equations[i],
+                        &mut ws.traversal,
+                        &mut tstats,
+                    );
+                }
+                ws.equations.extend_from_slice(&ws.pair_equations[i]);
+            }
+            stats.equations += ws.equations.len();
+            traversal_time += started.elapsed();
+            let started = Instant::now();
+            solution = solve(
+                window,
+                &ws.equations,
+                &ws.separation,
+                self.bodies(),
+                &source,
+                &SolverOptions {
+                    time_tolerance: self.options.time_tolerance,
+                    newton: self.options.newton,
+                    max_intervals: self.options.max_intervals,
+                },
+                &mut ws.solver,
+                &mut sstats,
+            )?;
+            solver_time += started.elapsed();
+            if !matches!(solution, Solution::None) {
+                break;
+            }
+        }
+        stats.obb_tests = tstats.obb_tests;
+        stats.leaf_pairs = tstats.leaf_pairs;
+        stats.traversal_time = traversal_time;
+        stats.intervals = sstats.intervals;
+        stats.evaluations = sstats.evaluations;
+        stats.newton_culls = sstats.newton_culls;
+        stats.solver_time = solver_time;
+        let report = match solution {
+            Solution::None => ElementaryReport {
+                status: ElementaryStatus::Free,
+                contact: None,
+                toc_lower_bound: 1.0,
+                clearance,
+                stats,
+            },
+            Solution::Exhausted { lower_bound } => ElementaryReport {
+                status: ElementaryStatus::BudgetExhausted,
+                contact: None,
+                toc_lower_bound: lower_bound,
+                clearance,
+                stats,
+            },
+            Solution::Contact { time, equation } => {
+                let e = ws.equations[equation];
+                let contact = source.contact(&e, time)?;
+                ElementaryReport {
+                    status: ElementaryStatus::Collides,
+                    contact: Some(contact),
+                    toc_lower_bound: time,
+                    clearance,
+                    stats,
+                }
+            }
+        };
+        if std::env::var_os("ELEM_DEBUG").is_some() {
+            eprintln!("{:?} {:?} {:?}", report.status, ws.levels, report.stats);
+        }
+        Ok(report)
+    }
+
+    /// The pairs to test: stage 1's, or every allowed pair.
+    fn collect_pairs(
+        &mut self,
+        motion: &InBetweenMotion,
+        ws: &mut ElementaryWorkspace,
+        stats: &mut ElementaryStats,
+    ) -> Result<(), ElementaryError> {
+        ws.pairs.clear();
+        if self.options.hierarchy_culling {
+            self.hierarchy.potential_pairs(
+                motion,
+                0.0,
+                1.0,
+                Some(&self.environment),
+                &mut ws.potential,
+            )?;
+            let bp = ws.potential.stats;
+            stats.pairs_total = bp.link_pairs_considered + bp.obstacle_pairs_considered;
+            ws.pairs
+                .extend(ws.potential.link_obstacle.iter().map(|&(l, o)| Pair {
+                    link: l,
+                    other: Other::Obstacle(o),
+                }));
+            ws.pairs
+                .extend(ws.potential.link_link.iter().map(|&(a, b)| Pair {
+                    link: a,
+                    other: Other::Link(b),
+                }));
+        } else {
+            let n = self.body.tree().len();
+            let has = |l: usize| self.body.links()[l].is_some();
+            for l in (0..n).filter(|&l| has(l)) {
+                for o in 0..self.obstacles.len() {
+                    if self.hierarchy.obstacle_pair_allowed(l, o) {
+                        ws.pairs.push(Pair {
+                            link: l,
+                            other: Other::Obstacle(o),
+                        });
+                    }
+                }
+            }
+            if self.options.self_collision {
+                for a in (0..n).filter(|&l| has(l)) {
+                    for b in (a + 1..n).filter(|&l| has(l)) {
+                        if self.hierarchy.link_pair_allowed(a, b) {
+                            ws.pairs.push(Pair {
+                                link: a,
+                                other: Other::Link(b),
+                            });
+                        }
+                    }
+                }
+            }
+            stats.pairs_total = ws.pairs.len();
+        }
+        stats.pairs_after_hierarchy = ws.pairs.len();
+        Ok(())
+    }
+
+    fn other_pose(&self, other: Other, t: f64, poses: &[DAffine3]) -> DAffine3 {
+        match other {
+            Other::Link(j) => poses[j],
+            Other::Obstacle(o) => self.obstacles[o].pose_at(t),
+        }
+    }
+
+    /// The pair's state at `t = 0` (`ws.poses` holds the poses there).
+    fn start_state(
+        &self,
+        pair: Pair,
+        ws: &mut ElementaryWorkspace,
+    ) -> Result<Start, ElementaryError> {
+        let delta = self.options.distance_threshold;
+        let far = 3.0 * delta;
+        let ga = geometry(self.body, pair.link)?;
+        let gb = self.other_geometry(pair.other)?;
+        let pose_a = ws.poses[pair.link];
+        let pose_b = self.other_pose(pair.other, 0.0, &ws.poses);
+        let a = MeshObject::new(&ga.mesh, &ga.rss_tree, pose_a)?;
+        let b = MeshObject::new(&gb.mesh, &gb.rss_tree, pose_b)?;
+        let a_obb = MeshObject::new(&ga.mesh, &ga.obb_tree, pose_a)?;
+        let b_obb = MeshObject::new(&gb.mesh, &gb.obb_tree, pose_b)?;
+        // With δ = 0 only touching matters: the intersection test decides.
+        let (lower_bound, nearest, meet) = if delta > 0.0 {
+            let cap = far * (1.0 + 1e-9);
+            let mut d = capped_distance(&a, &b, 0.5, cap, &mut ws.distance, None)?;
+            if d.lower_bound < far {
+                d = capped_distance(&a, &b, 0.0, cap, &mut ws.distance, None)?;
+            }
+            let touching = d.lower_bound.is_nan() || d.lower_bound <= 0.0;
+            let meet = touching
+                || (d.lower_bound < far
+                    && collide(&a_obb, &b_obb, CollideMode::First, &mut ws.collide).colliding);
+            (d.lower_bound, d.nearest, meet)
+        } else {
+            let meet = collide(&a_obb, &b_obb, CollideMode::First, &mut ws.collide).colliding;
+            (f64::INFINITY, None, meet)
+        };
+        if meet {
+            let n = match nearest {
+                Some(n) => n,
+                None => capped_distance(&a, &b, 0.0, f64::MAX, &mut ws.distance, None)?
+                    .nearest
+                    .ok_or(ElementaryError::InvalidOption {
+                        name: "pose",
+                        value: 0.0,
+                        why: "no triangle pair has a finite distance",
+                    })?,
+            };
+            return Ok(Start::Touching(ElementaryContact {
+                time: 0.0,
+                link: pair.link,
+                other: pair.other,
+                features: None,
+                triangle_a: n.triangle_a,
+                triangle_b: n.triangle_b,
+                distance: n.distance,
+                point: (n.point_a + n.point_b) * 0.5,
+                normal: (n.point_b - n.point_a).normalize_or_zero(),
+            }));
+        }
+        if (ga.is_closed() || gb.is_closed())
+            && let Some(w) = containment(&a_obb, &ga.topology, &b_obb, &gb.topology)?
+        {
+            return Ok(Start::Touching(ElementaryContact {
+                time: 0.0,
+                link: pair.link,
+                other: pair.other,
+                features: None,
+                triangle_a: w.triangle_a,
+                triangle_b: w.triangle_b,
+                distance: 0.0,
+                point: (w.point_a + w.point_b) * 0.5,
+                normal: (w.point_b - w.point_a).normalize_or_zero(),
+            }));
+        }
+        Ok(Start::Apart(if lower_bound >= far {
+            f64::INFINITY
+        } else {
+            lower_bound
+        }))
+    }
+
+    /// Each body's refinement level: links from their swing (the swept
+    /// box's diagonal beyond the box at the start, against the box's
+    /// size), static obstacles 0, moving obstacles the largest.
+    fn choose_levels(
+        &self,
+        motion: &InBetweenMotion,
+        ws: &mut ElementaryWorkspace,
+    ) -> Result<(), ElementaryError> {
+        let n = self.body.tree().len();
+        let max = self.options.max_refinement_level;
+        ws.scratch.resize(n, IntervalAffine3::IDENTITY);
+        motion.enclose_interval_into(0.0, 1.0, &mut ws.scratch)?;
+        ws.levels.clear();
+        for (i, obb) in self.link_obbs.iter().enumerate() {
+            let Some(obb) = obb else {
+                ws.levels.push(0);
+                continue;
+            };
+            let swept = obb.aabb_interval(&ws.scratch[i]);
+            let start = obb.aabb_interval(&IntervalAffine3::from_daffine3(&ws.poses[i]));
+            let diag = |b: &armature_interval_taylor::IntervalVec3| b.width().length();
+            let size = diag(&start).max(f64::MIN_POSITIVE);
+            let swing = (diag(&swept) - size).max(0.0);
+            let r = (swing / (LEVEL_FRACTION * size)).log2().ceil();
+            let r = if r.is_nan() || r < 0.0 {
+                0
+            } else {
+                (r as u32).min(max)
+            };
+            ws.levels.push(r);
+        }
+        for o in self.obstacles {
+            ws.levels.push(if o.is_static() { 0 } else { max });
+        }
+        Ok(())
+    }
+
+    /// The pose enclosures of every body on the sub-intervals of every
+    /// level used.
+    fn level_poses(
+        &self,
+        motion: &InBetweenMotion,
+        ws: &mut ElementaryWorkspace,
+    ) -> Result<(), ElementaryError> {
+        let n = self.body.tree().len();
+        let bodies = self.bodies();
+        let top = ws.levels.iter().copied().max().unwrap_or(0) as usize;
+        ws.level_poses.resize(top + 1, Vec::new());
+        ws.scratch.resize(n, IntervalAffine3::IDENTITY);
+        for level in 0..=top {
+            let pieces = 1usize << level;
+            let table = &mut ws.level_poses[level];
+            table.clear();
+            table.resize(bodies * pieces, IntervalAffine3::IDENTITY);
+            for k in 0..pieces {
+                let (t0, t1) = piece(k, pieces);
+                motion.enclose_interval_into(t0, t1, &mut ws.scratch)?;
+                table[k * bodies..k * bodies + n].copy_from_slice(&ws.scratch);
+                for (o, obstacle) in self.obstacles.iter().enumerate() {
+                    table[k * bodies + n + o] = obstacle_pose(obstacle, t0, t1)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The indices of the bounds of the pair's two bodies on the `k`-th of
+    /// the `2^top` sub-intervals.
+    fn piece_key(&self, pair: Pair, top: u32, k: usize, levels: &[u32]) -> (usize, usize) {
+        let a = pair.link;
+        let b = self.body_index(pair.other);
+        (k >> (top - levels[a]), k >> (top - levels[b]))
+    }
+
+    /// The other's frame in the link's frame on the `k`-th of the `2^top`
+    /// sub-intervals, from each body's bounds at its own level.
+    fn relative_pose(
+        &self,
+        pair: Pair,
+        top: u32,
+        k: usize,
+        levels: &[u32],
+        level_poses: &[Vec<IntervalAffine3>],
+    ) -> RelativePose {
+        let bodies = self.bodies();
+        let a = pair.link;
+        let b = self.body_index(pair.other);
+        let (ra, rb) = (levels[a], levels[b]);
+        let pa = &level_poses[ra as usize][(k >> (top - ra)) * bodies + a];
+        let pb = &level_poses[rb as usize][(k >> (top - rb)) * bodies + b];
+        RelativePose::between(pa, pb)
+    }
+}
+
+/// The `k`-th of `pieces` equal sub-intervals of `[0, 1]`.
+fn piece(k: usize, pieces: usize) -> (f64, f64) {
+    let n = pieces as f64;
+    (k as f64 / n, ((k + 1) as f64 / n).min(1.0))
+}
+
+fn time(t0: f64, t1: f64) -> Result<Interval, ElementaryError> {
+    Ok(Interval::new(t0, t1)?)
+}
+
+/// An obstacle's pose enclosure over `[t0, t1]`.
+fn obstacle_pose(o: &Obstacle, t0: f64, t1: f64) -> Result<IntervalAffine3, ElementaryError> {
+    Ok(match o.motion() {
+        ObstacleMotion::Static(p) => IntervalAffine3::from_daffine3(p),
+        ObstacleMotion::Rigid { motion, .. } => motion.interval_enclosure(time(t0, t1)?)?,
+    })
+}
+
+enum Start {
+    Touching(ElementaryContact),
+    /// The pair's certified distance at the start (`∞` beyond `3δ`).
+    Apart(f64),
+}
+
+/// The solver's view of the scene.
+struct Source<'s, 'a> {
+    scene: &'s ElementaryScene<'a>,
+    motion: &'s InBetweenMotion,
+    pairs: &'s [Pair],
+}
+
+impl Source<'_, '_> {
+    /// The pair's two triangles in world coordinates at `t`.
+    fn triangles(
+        &self,
+        e: &Equation,
+        t: f64,
+    ) -> Result<([glam::DVec3; 3], [glam::DVec3; 3], Pair), ElementaryError> {
+        let pair = self.pairs[e.pair as usize];
+        let n = self.scene.body.tree().len();
+        let mut poses = vec![DAffine3::IDENTITY; n];
+        self.motion.poses_at(t, &mut poses)?;
+        let ga = geometry(self.scene.body, pair.link)?;
+        let gb = self.scene.other_geometry(pair.other)?;
+        let pa = poses[pair.link];
+        let pb = self.scene.other_pose(pair.other, t, &poses);
+        let ta = ga
+            .mesh
+            .triangle(e.triangles[0] as usize)
+            .map(|p| pa.transform_point3(p));
+        let tb = gb
+            .mesh
+            .triangle(e.triangles[1] as usize)
+            .map(|p| pb.transform_point3(p));
+        Ok((ta, tb, pair))
+    }
+
+    /// The contact of equation `e` at `t`.
+    fn contact(&self, e: &Equation, t: f64) -> Result<ElementaryContact, ElementaryError> {
+        let (ta, tb, pair) = self.triangles(e, t)?;
+        let c = closest_points_triangle_triangle(&ta, &tb);
+        let v = e.vertices;
+        let features = match (e.kind, e.first_is_link) {
+            (Kind::VertexFace, true) => FeaturePair::VertexFace {
+                vertex: v[0],
+                triangle: e.triangles[1],
+            },
+            (Kind::VertexFace, false) => FeaturePair::FaceVertex {
+                triangle: e.triangles[0],
+                vertex: v[0],
+            },
+            (Kind::EdgeEdge, _) => FeaturePair::EdgeEdge {
+                edge_a: [v[0], v[1]],
+                edge_b: [v[2], v[3]],
+            },
+        };
+        Ok(ElementaryContact {
+            time: t,
+            link: pair.link,
+            other: pair.other,
+            features: Some(features),
+            triangle_a: e.triangles[0],
+            triangle_b: e.triangles[1],
+            distance: c.distance,
+            point: (c.point_a + c.point_b) * 0.5,
+            normal: (c.point_b - c.point_a).normalize_or_zero(),
+        })
+    }
+}
+
+impl PoseSource for Source<'_, '_> {
+    fn enclose(
+        &self,
+        t0: f64,
+        t1: f64,
+        poses: &mut [IntervalAffine3],
+        rates: &mut [IntervalAffine3],
+    ) -> Result<(), ElementaryError> {
+        let n = self.scene.body.tree().len();
+        self.motion
+            .enclose_interval_rate_into(t0, t1, &mut poses[..n], &mut rates[..n])?;
+        for (o, obstacle) in self.scene.obstacles.iter().enumerate() {
+            let (p, r) = match obstacle.motion() {
+                ObstacleMotion::Static(p) => (
+                    IntervalAffine3::from_daffine3(p),
+                    IntervalAffine3::new(
+                        armature_interval_taylor::IntervalMat3::default(),
+                        armature_interval_taylor::IntervalVec3::ZERO,
+                    ),
+                ),
+                ObstacleMotion::Rigid { motion, .. } => {
+                    let t = time(t0, t1)?;
+                    (
+                        motion.interval_enclosure(t)?,
+                        motion.interval_rate_enclosure(t)?,
+                    )
+                }
+            };
+            poses[n + o] = p;
+            rates[n + o] = r;
+        }
+        Ok(())
+    }
+
+    fn witness_within(&self, e: &Equation, t: f64, limit: f64) -> Result<bool, ElementaryError> {
+        if limit <= 0.0 {
+            return Ok(true);
+        }
+        let (ta, tb, _) = self.triangles(e, t)?;
+        Ok(closest_points_triangle_triangle(&ta, &tb).distance <= limit)
+    }
+}
