@@ -205,6 +205,57 @@ fn toc_arm_collides_with_the_crate() {
     insta::assert_snapshot!("toc_single_crate", redacted(&v));
 }
 
+/// The elementary stage answers the same motion, a little earlier or
+/// later within the clearance band, and names the contact's features: a
+/// vertex against a triangle or two edges.
+#[test]
+fn toc_elementary_stage_names_the_features() {
+    let v = json(&[
+        "toc",
+        "--scene",
+        SINGLE,
+        "--from",
+        "0,0,0",
+        "--to",
+        SINGLE_INTO_CRATE,
+        "--exact-stage",
+        "elementary",
+        "--json",
+    ]);
+    check_toc_shape(&v);
+    assert_eq!(v["status"], "converged");
+    assert_eq!(v["pair"]["b"], "crate");
+    assert_eq!(v["options"]["exact_stage"], "elementary");
+    assert_eq!(v["options"]["broad_phase"], "interval");
+    let kinds = (
+        v["features"]["a"]["kind"].as_str().unwrap_or_default(),
+        v["features"]["b"]["kind"].as_str().unwrap_or_default(),
+    );
+    assert!(
+        matches!(
+            kinds,
+            ("vertex", "triangle") | ("triangle", "vertex") | ("edge", "edge")
+        ),
+        "{kinds:?}"
+    );
+    let advancement = json(&[
+        "toc",
+        "--scene",
+        SINGLE,
+        "--from",
+        "0,0,0",
+        "--to",
+        SINGLE_INTO_CRATE,
+        "--json",
+    ]);
+    let (a, b) = (
+        v["toc"].as_f64().unwrap_or(f64::NAN),
+        advancement["toc"].as_f64().unwrap_or(f64::NAN),
+    );
+    assert!((a - b).abs() < 0.01, "{a} vs {b}");
+    insta::assert_snapshot!("toc_single_crate_elementary", redacted(&v));
+}
+
 #[test]
 fn toc_colliding_at_start() {
     let v = json(&[

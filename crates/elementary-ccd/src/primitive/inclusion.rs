@@ -404,6 +404,11 @@ pub(crate) fn search<F: Multilinear>(f: &F, k: &Search) -> Option<Found> {
         {
             continue;
         }
+        // Euclidean test (only useful with a separation: for s = 0 the L∞
+        // test is at least as strong).
+        if k.s > 0.0 && !accept(&lo, &hi, k) {
+            continue;
+        }
         // Plane filter on a new time range (u/v splits keep the verdict).
         if cell.fresh_t
             && let Some(pc) = &k.plane
