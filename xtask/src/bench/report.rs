@@ -133,6 +133,10 @@ pub(crate) struct VariantSummary {
     pub(crate) budget_exhausted: usize,
     /// Missed clearance violations and late times (the oracle's).
     pub(crate) failed: usize,
+    /// Mean ms per stage, as M1's tables: `[stage 1, exact stage, total]`,
+    /// each `[COL, NO-COL]` (stage 1: the dynamic link hierarchy and the
+    /// start state; exact stage: everything after).
+    pub(crate) stages: [[f64; 2]; 3],
 }
 
 impl VariantSummary {
@@ -159,6 +163,27 @@ impl VariantSummary {
                 .filter(|r| r.0.status == CcdStatus::BudgetExhausted)
                 .count(),
             failed: runs.iter().filter(|r| r.2).count(),
+            stages: {
+                let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+                let part = |col: bool, f: &dyn Fn(&CcdReport, f64) -> f64| {
+                    mean(
+                        &runs
+                            .iter()
+                            .filter(|r| r.0.may_collide() == col)
+                            .map(|r| f(r.0, r.1))
+                            .collect::<Vec<_>>(),
+                    )
+                };
+                let stage1 = |r: &CcdReport, _: f64| ms(r.stats.spatial_time);
+                let exact =
+                    |r: &CcdReport, _: f64| ms(r.stats.temporal_time) + ms(r.stats.advance_time);
+                let total = |_: &CcdReport, t: f64| t;
+                [
+                    [part(true, &stage1), part(false, &stage1)],
+                    [part(true, &exact), part(false, &exact)],
+                    [part(true, &total), part(false, &total)],
+                ]
+            },
         }
     }
 
@@ -170,6 +195,11 @@ impl VariantSummary {
             "pairs_after_spatial_mean": self.pairs,
             "budget_exhausted": self.budget_exhausted,
             "missed_or_late": self.failed,
+            "stage_ms_mean": {
+                "stage_1": { "col": self.stages[0][0], "no_col": self.stages[0][1] },
+                "exact": { "col": self.stages[1][0], "no_col": self.stages[1][1] },
+                "total": { "col": self.stages[2][0], "no_col": self.stages[2][1] },
+            },
         })
     }
 }
@@ -554,6 +584,35 @@ pub(crate) fn markdown(summaries: &[Summary], header: &str) -> String {
                     v.pairs,
                     v.budget_exhausted,
                     v.failed,
+                );
+            }
+        }
+        let _ = writeln!(
+            s,
+            "\nM1's pipeline beside conservative advancement, mean ms per stage as M1's Tables 1 and 2 (COL: the answer collides or may; stage 1: dynamic link hierarchy and start state; exact: OBB-tree traversal and elementary solver, or the advancement; every answer judged by the oracle above):\n"
+        );
+        let _ = writeln!(
+            s,
+            "| θmax | pipeline | stage 1 COL | stage 1 NO-COL | exact COL | exact NO-COL | total COL | total NO-COL |"
+        );
+        let _ = writeln!(s, "|---|---|---|---|---|---|---|---|");
+        for r in &rows {
+            for v in r
+                .variants
+                .iter()
+                .filter(|v| v.name == DEFAULT_VARIANT || v.name.starts_with("M1"))
+            {
+                let _ = writeln!(
+                    s,
+                    "| {}° | {} | {} | {} | {} | {} | {} | {} |",
+                    r.angle,
+                    v.name,
+                    fmt_ms(v.stages[0][0]),
+                    fmt_ms(v.stages[0][1]),
+                    fmt_ms(v.stages[1][0]),
+                    fmt_ms(v.stages[1][1]),
+                    fmt_ms(v.stages[2][0]),
+                    fmt_ms(v.stages[2][1]),
                 );
             }
         }

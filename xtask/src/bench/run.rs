@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use armature::oracle::{Judgement, Mode, Oracle, OracleOptions, Verdict};
-use armature::{CcdReport, PathReport, PathStatus, Pipeline, Scene};
+use armature::{CcdReport, ExactStage, PathReport, PathStatus, Pipeline, Scene};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::options::OracleChoice;
@@ -94,12 +94,14 @@ pub(crate) struct Variant {
 pub(crate) const DEFAULT_VARIANT: &str = "projected (default)";
 
 /// The ablation variants: the unprojected bound of M4 and temporal
-/// culling on pieces, alone and together.
+/// culling on pieces, alone and together; then M1's pipeline (the
+/// elementary exact stage) with and without its stage 1, the dynamic link
+/// hierarchy (M1's ablations `1+3` and `3`; stage 2 is the GPU crate's).
 ///
 /// # Errors
 /// None in practice (the options are valid).
 pub(crate) fn variants() -> Result<Vec<Variant>> {
-    [
+    let mut out: Vec<Variant> = [
         ("unprojected", false, false),
         ("projected, pieces", true, true),
         ("unprojected, pieces", false, true),
@@ -114,8 +116,24 @@ pub(crate) fn variants() -> Result<Vec<Variant>> {
                 .build()?,
         })
     })
-    .collect()
+    .collect::<Result<_>>()?;
+    for (name, hierarchy) in [(M1_STAGES_1_3, true), (M1_STAGE_3, false)] {
+        out.push(Variant {
+            name,
+            pipeline: Pipeline::builder()
+                .exact_stage(ExactStage::Elementary)
+                .hierarchy_culling(hierarchy)
+                .build()?,
+        });
+    }
+    Ok(out)
 }
+
+/// M1's pipeline, stages 1 and 3 (the elementary exact stage after the
+/// dynamic link hierarchy).
+pub(crate) const M1_STAGES_1_3: &str = "M1 elementary, stages 1+3";
+/// M1's pipeline, stage 3 alone.
+pub(crate) const M1_STAGE_3: &str = "M1 elementary, stage 3";
 
 /// One variant's answer on one query.
 #[derive(Clone, Debug)]
