@@ -268,9 +268,11 @@ pub struct ElementaryWorkspace {
     pairs: Vec<Pair>,
     separation: Vec<f64>,
     levels: Vec<u32>,
-    /// Per level `ℓ`, the pose enclosures of every body on each of the
-    /// `2^ℓ` sub-intervals (`body + bodies · k`).
+    /// Per level `ℓ`, the pose enclosures of every link on each of the
+    /// `2^ℓ` sub-intervals (`link + links · k`), for the levels in use.
     level_poses: Vec<Vec<IntervalAffine3>>,
+    /// Per obstacle, its pose enclosures on the sub-intervals of its level.
+    obstacle_poses: Vec<Vec<IntervalAffine3>>,
     rel: Vec<RelativePose>,
     equations: Vec<Equation>,
     /// Per pair, the piece indices of its two bodies' bounds its
@@ -304,6 +306,8 @@ pub struct ElementaryScene<'a> {
     hierarchy: DynamicLinkHierarchy,
     environment: EnvironmentHierarchy,
     link_obbs: Vec<Option<LinkObb>>,
+    /// The links and the moving obstacles (body indices).
+    moving: Vec<u32>,
 }
 
 fn geometry(body: &ArticulatedBody, link: usize) -> Result<&LinkGeometry, ElementaryError> {
@@ -348,6 +352,16 @@ impl<'a> ElementaryScene<'a> {
             hierarchy,
             environment: EnvironmentHierarchy::from_obstacles(obstacles)?,
             link_obbs: body.link_obbs()?,
+            moving: (0..body.tree().len())
+                .chain(
+                    obstacles
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, o)| !o.is_static())
+                        .map(|(i, _)| body.tree().len() + i),
+                )
+                .map(|b| b as u32)
+                .collect(),
         })
     }
 
@@ -440,6 +454,7 @@ impl<'a> ElementaryScene<'a> {
         let mut traversal_time = Duration::ZERO;
         let mut solver_time = Duration::ZERO;
         let mut solution = Solution::None;
+        ws.solver.begin_query();
         ws.pair_key.clear();
         ws.pair_key.resize(ws.pairs.len(), None);
         ws.pair_equations
@@ -454,9 +469,9 @@ impl<'a> ElementaryScene<'a> {
                 let key = self.piece_key(pair, top, k, &ws.levels);
                 if ws.pair_key[i] != Some(key) {
                     ws.pair_key[i] = Some(key);
+                    let rel = self.relative_pose(pair, top, k, ws);
                     ws.rel.clear();
-                    ws.rel
-                        .push(self.relative_pose(pair, top, k, &ws.levels, &ws.level_poses));
+                    ws.rel.push(rel);
                     let a = geometry(self.body, pair.link)?;
                     let b = self.other_geometry(pair.other)?;
                     ws.traversal.clear();
@@ -725,30 +740,40 @@ impl<'a> ElementaryScene<'a> {
         Ok(())
     }
 
-    /// The pose enclosures of every body on the sub-intervals of every
-    /// level used.
+    /// The pose enclosures of every link on the sub-intervals of every
+    /// level used, and of every obstacle on its own level's.
     fn level_poses(
         &self,
         motion: &InBetweenMotion,
         ws: &mut ElementaryWorkspace,
     ) -> Result<(), ElementaryError> {
         let n = self.body.tree().len();
-        let bodies = self.bodies();
         let top = ws.levels.iter().copied().max().unwrap_or(0) as usize;
         ws.level_poses.resize(top + 1, Vec::new());
         ws.scratch.resize(n, IntervalAffine3::IDENTITY);
         for level in 0..=top {
-            let pieces = 1usize << level;
             let table = &mut ws.level_poses[level];
             table.clear();
-            table.resize(bodies * pieces, IntervalAffine3::IDENTITY);
+            if !ws.levels[..n].iter().any(|&r| r as usize == level) {
+                continue;
+            }
+            let pieces = 1usize << level;
+            table.resize(n * pieces, IntervalAffine3::IDENTITY);
             for k in 0..pieces {
                 let (t0, t1) = piece(k, pieces);
                 motion.enclose_interval_into(t0, t1, &mut ws.scratch)?;
-                table[k * bodies..k * bodies + n].copy_from_slice(&ws.scratch);
-                for (o, obstacle) in self.obstacles.iter().enumerate() {
-                    table[k * bodies + n + o] = obstacle_pose(obstacle, t0, t1)?;
-                }
+                table[k * n..(k + 1) * n].copy_from_slice(&ws.scratch);
+            }
+        }
+        ws.obstacle_poses
+            .resize_with(self.obstacles.len().max(ws.obstacle_poses.len()), Vec::new);
+        for (o, obstacle) in self.obstacles.iter().enumerate() {
+            let poses = &mut ws.obstacle_poses[o];
+            poses.clear();
+            let pieces = 1usize << ws.levels[n + o];
+            for k in 0..pieces {
+                let (t0, t1) = piece(k, pieces);
+                poses.push(obstacle_pose(obstacle, t0, t1)?);
             }
         }
         Ok(())
@@ -769,15 +794,22 @@ impl<'a> ElementaryScene<'a> {
         pair: Pair,
         top: u32,
         k: usize,
-        levels: &[u32],
-        level_poses: &[Vec<IntervalAffine3>],
+        ws: &ElementaryWorkspace,
     ) -> RelativePose {
-        let bodies = self.bodies();
+        let n = self.body.tree().len();
         let a = pair.link;
-        let b = self.body_index(pair.other);
-        let (ra, rb) = (levels[a], levels[b]);
-        let pa = &level_poses[ra as usize][(k >> (top - ra)) * bodies + a];
-        let pb = &level_poses[rb as usize][(k >> (top - rb)) * bodies + b];
+        let ra = ws.levels[a];
+        let pa = &ws.level_poses[ra as usize][(k >> (top - ra)) * n + a];
+        let pb = match pair.other {
+            Other::Link(j) => {
+                let rb = ws.levels[j];
+                &ws.level_poses[rb as usize][(k >> (top - rb)) * n + j]
+            }
+            Other::Obstacle(o) => {
+                let rb = ws.levels[n + o];
+                &ws.obstacle_poses[o][k >> (top - rb)]
+            }
+        };
         RelativePose::between(pa, pb)
     }
 }
@@ -873,6 +905,23 @@ impl Source<'_, '_> {
 }
 
 impl PoseSource for Source<'_, '_> {
+    fn moving_bodies(&self) -> &[u32] {
+        &self.scene.moving
+    }
+
+    fn enclose_static(&self, poses: &mut [IntervalAffine3], rates: &mut [IntervalAffine3]) {
+        let n = self.scene.body.tree().len();
+        for (o, obstacle) in self.scene.obstacles.iter().enumerate() {
+            if let ObstacleMotion::Static(p) = obstacle.motion() {
+                poses[n + o] = IntervalAffine3::from_daffine3(p);
+                rates[n + o] = IntervalAffine3::new(
+                    armature_interval_taylor::IntervalMat3::default(),
+                    armature_interval_taylor::IntervalVec3::ZERO,
+                );
+            }
+        }
+    }
+
     fn enclose(
         &self,
         t0: f64,
@@ -884,24 +933,11 @@ impl PoseSource for Source<'_, '_> {
         self.motion
             .enclose_interval_rate_into(t0, t1, &mut poses[..n], &mut rates[..n])?;
         for (o, obstacle) in self.scene.obstacles.iter().enumerate() {
-            let (p, r) = match obstacle.motion() {
-                ObstacleMotion::Static(p) => (
-                    IntervalAffine3::from_daffine3(p),
-                    IntervalAffine3::new(
-                        armature_interval_taylor::IntervalMat3::default(),
-                        armature_interval_taylor::IntervalVec3::ZERO,
-                    ),
-                ),
-                ObstacleMotion::Rigid { motion, .. } => {
-                    let t = time(t0, t1)?;
-                    (
-                        motion.interval_enclosure(t)?,
-                        motion.interval_rate_enclosure(t)?,
-                    )
-                }
-            };
-            poses[n + o] = p;
-            rates[n + o] = r;
+            if let ObstacleMotion::Rigid { motion, .. } = obstacle.motion() {
+                let t = time(t0, t1)?;
+                poses[n + o] = motion.interval_enclosure(t)?;
+                rates[n + o] = motion.interval_rate_enclosure(t)?;
+            }
         }
         Ok(())
     }

@@ -170,8 +170,16 @@ impl Equation {
 /// Where the solver needs the bodies' poses: the pose enclosures over a
 /// time interval, with their time derivatives.
 pub(crate) trait PoseSource {
-    /// Writes the enclosures of every body's pose and of its derivative
-    /// over `[t0, t1]` (one entry per body).
+    /// The bodies whose poses change with time (sorted); the others keep
+    /// the poses written by [`PoseSource::enclose_static`].
+    fn moving_bodies(&self) -> &[u32];
+
+    /// Writes the (constant) poses of the bodies that do not move, and
+    /// their zero derivatives.
+    fn enclose_static(&self, poses: &mut [IntervalAffine3], rates: &mut [IntervalAffine3]);
+
+    /// Writes the enclosures of every moving body's pose and of its
+    /// derivative over `[t0, t1]` (entries indexed by body).
     fn enclose(
         &self,
         t0: f64,
@@ -245,11 +253,18 @@ pub(crate) struct SolverWorkspace {
     mr_poses: Vec<MrAffine>,
     mr_rates: Vec<MrAffine>,
     mr_mid: Vec<MrAffine>,
+    /// Whether the static bodies' poses are in place for this query.
+    static_ready: bool,
     lists: Vec<Vec<u32>>,
     free: Vec<usize>,
 }
 
 impl SolverWorkspace {
+    /// Starts a query: the static bodies' poses are written again.
+    pub(crate) fn begin_query(&mut self) {
+        self.static_ready = false;
+    }
+
     fn take_list(&mut self) -> usize {
         if let Some(i) = self.free.pop() {
             self.lists[i].clear();
@@ -285,6 +300,17 @@ pub(crate) fn solve(
     ws.rates.resize(bodies, IntervalAffine3::IDENTITY);
     ws.mid_poses.resize(bodies, IntervalAffine3::IDENTITY);
     ws.mid_rates.resize(bodies, IntervalAffine3::IDENTITY);
+    if !ws.static_ready {
+        source.enclose_static(&mut ws.poses, &mut ws.rates);
+        ws.mr_poses.clear();
+        ws.mr_poses
+            .extend(ws.poses.iter().map(MrAffine::from_interval));
+        ws.mr_rates.clear();
+        ws.mr_rates
+            .extend(ws.rates.iter().map(MrAffine::from_interval));
+        ws.mr_mid.clone_from(&ws.mr_poses);
+        ws.static_ready = true;
+    }
     ws.free.clear();
     ws.free.extend(0..ws.lists.len());
     let root = ws.take_list();
@@ -307,12 +333,11 @@ pub(crate) fn solve(
         ws.poses = poses;
         ws.rates = rates;
         result?;
-        ws.mr_poses.clear();
-        ws.mr_poses
-            .extend(ws.poses.iter().map(MrAffine::from_interval));
-        ws.mr_rates.clear();
-        ws.mr_rates
-            .extend(ws.rates.iter().map(MrAffine::from_interval));
+        for &b in source.moving_bodies() {
+            let b = b as usize;
+            ws.mr_poses[b] = MrAffine::from_interval(&ws.poses[b]);
+            ws.mr_rates[b] = MrAffine::from_interval(&ws.rates[b]);
+        }
         let m = 0.5 * (l + r);
         let narrow = r - l < tol;
         let splittable = r - l >= MIN_WIDTH && m > l && m < r;
@@ -360,9 +385,10 @@ pub(crate) fn solve(
                         ws.mid_poses = mp;
                         ws.mid_rates = mr;
                         result?;
-                        ws.mr_mid.clear();
-                        ws.mr_mid
-                            .extend(ws.mid_poses.iter().map(MrAffine::from_interval));
+                        for &b in source.moving_bodies() {
+                            let b = b as usize;
+                            ws.mr_mid[b] = MrAffine::from_interval(&ws.mid_poses[b]);
+                        }
                         mid_ready = true;
                     }
                     let pm = positions(e, &ws.mr_mid);
