@@ -26,13 +26,16 @@ const ROUNDING: f64 = 1e-13;
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RelativePose {
     /// Midpoint of the rotation's enclosure.
-    pub rotation: DMat3,
+    rotation: DMat3,
     /// Radius of the rotation's enclosure, entry by entry (`≥ 0`).
-    pub rotation_radius: DMat3,
+    rotation_radius: DMat3,
     /// Midpoint of the translation's enclosure.
-    pub translation: DVec3,
+    translation: DVec3,
     /// Radius of the translation's enclosure (`≥ 0`).
-    pub translation_radius: DVec3,
+    translation_radius: DVec3,
+    /// Whether every entry is finite (else every box test answers
+    /// "may overlap").
+    finite: bool,
 }
 
 /// Midpoint and radius of an interval, rounded so that
@@ -65,8 +68,14 @@ impl RelativePose {
     /// allowance far above the error of these few products.
     #[must_use]
     pub fn between(a: &IntervalAffine3, b: &IntervalAffine3) -> Self {
-        let a = Self::from_interval(a);
-        let b = Self::from_interval(b);
+        Self::from_interval(a).inverse_then(&Self::from_interval(b))
+    }
+
+    /// `self⁻¹ ∘ b` for two enclosures of world poses in midpoint–radius
+    /// form (as [`RelativePose::between`], without the conversions).
+    #[must_use]
+    pub fn inverse_then(&self, b: &Self) -> Self {
+        let a = self;
         let at = a.rotation.transpose();
         let at_abs = abs_mat(&a.rotation).transpose();
         let ar_t = a.rotation_radius.transpose();
@@ -83,12 +92,50 @@ impl RelativePose {
         let translation_radius = (translation_radius + at_abs * dm_abs * ROUNDING)
             * (1.0 + ROUNDING)
             + DVec3::splat(f64::MIN_POSITIVE);
+        Self::new(rotation, rotation_radius, translation, translation_radius)
+    }
+
+    fn new(
+        rotation: DMat3,
+        rotation_radius: DMat3,
+        translation: DVec3,
+        translation_radius: DVec3,
+    ) -> Self {
+        let finite = rotation.is_finite()
+            && rotation_radius.is_finite()
+            && translation.is_finite()
+            && translation_radius.is_finite();
         Self {
             rotation,
             rotation_radius,
             translation,
             translation_radius,
+            finite,
         }
+    }
+
+    /// Midpoint of the rotation's enclosure.
+    #[must_use]
+    pub const fn rotation(&self) -> &DMat3 {
+        &self.rotation
+    }
+
+    /// Radius of the rotation's enclosure, entry by entry.
+    #[must_use]
+    pub const fn rotation_radius(&self) -> &DMat3 {
+        &self.rotation_radius
+    }
+
+    /// Midpoint of the translation's enclosure.
+    #[must_use]
+    pub const fn translation(&self) -> DVec3 {
+        self.translation
+    }
+
+    /// Radius of the translation's enclosure.
+    #[must_use]
+    pub const fn translation_radius(&self) -> DVec3 {
+        self.translation_radius
     }
 
     /// The midpoint–radius form of an interval transform.
@@ -96,21 +143,13 @@ impl RelativePose {
     pub fn from_interval(x: &IntervalAffine3) -> Self {
         let (rotation, rotation_radius) = mat_mid_rad(&x.rotation);
         let (translation, translation_radius) = vec_mid_rad(&x.translation);
-        Self {
-            rotation,
-            rotation_radius,
-            translation,
-            translation_radius,
-        }
+        Self::new(rotation, rotation_radius, translation, translation_radius)
     }
 
     /// Whether every entry is finite.
     #[must_use]
-    pub fn is_finite(&self) -> bool {
-        self.rotation.is_finite()
-            && self.rotation_radius.is_finite()
-            && self.translation.is_finite()
-            && self.translation_radius.is_finite()
+    pub const fn is_finite(&self) -> bool {
+        self.finite
     }
 }
 
@@ -145,8 +184,21 @@ fn at(m: &DMat3, row: usize, col: usize) -> f64 {
 /// invariant of [`Obb`]); a non-finite pose answers `true`.
 #[must_use]
 pub fn obb_overlap(a: &Obb, b: &Obb, x: &RelativePose, separation: f64) -> bool {
-    if !x.is_finite() {
+    if !x.finite {
         return true;
+    }
+    // Centre of b in a's frame, relative to a's centre.
+    let cb = x.rotation * b.center + x.translation - a.center;
+    let magnitude = (abs_mat(&x.rotation) * b.center.abs() + x.translation.abs() + a.center.abs())
+        .max_element();
+    let cb_rad = x.rotation_radius * b.center.abs()
+        + x.translation_radius
+        + DVec3::splat(ROUNDING * magnitude);
+    // The boxes' circumscribed balls first: most pairs of a traversal
+    // are far apart.
+    let reach = a.half_extents.length() + b.half_extents.length() + separation;
+    if cb.length() - cb_rad.length() > reach * (1.0 + ROUNDING) + ROUNDING * magnitude {
+        return false;
     }
     let ea = a.axes;
     let eb = b.axes;
@@ -163,12 +215,6 @@ pub fn obb_overlap(a: &Obb, b: &Obb, x: &RelativePose, separation: f64) -> bool 
             DVec3::splat(ROUNDING),
         );
     // Centre of b in a's box frame.
-    let cb = x.rotation * b.center + x.translation - a.center;
-    let magnitude = (abs_mat(&x.rotation) * b.center.abs() + x.translation.abs() + a.center.abs())
-        .max_element();
-    let cb_rad = x.rotation_radius * b.center.abs()
-        + x.translation_radius
-        + DVec3::splat(ROUNDING * magnitude);
     let c = ea.transpose() * cb;
     let c_rad = ea_abs_t * cb_rad + DVec3::splat(ROUNDING * magnitude);
     // |R_kj| ≤ rabs_kj.

@@ -34,6 +34,8 @@
 use armature_interval_taylor::{Interval, IntervalAffine3};
 use glam::DVec3;
 
+use armature_bvh_geometry::query::{distance_point_triangle, distance_segment_segment};
+
 use crate::mr::{Mr, MrAffine, MrVec};
 
 /// Which elementary test an equation is.
@@ -82,6 +84,45 @@ fn box_gap(a: &MrVec, b: &MrVec) -> f64 {
 }
 
 type Points = [MrVec; 4];
+
+/// A lower bound of the distance between the two features over the
+/// positions `p`: their distance at the boxes' midpoints (bvh-geometry's
+/// closest-point routines, exact to a few ulps of the coordinates, and for
+/// the face of a sliver triangle within `10⁻⁸` of its longest edge, hence
+/// the allowance), less how far each feature's points may be from their
+/// midpoints (the largest radius of its vertices' boxes). Tight as the
+/// boxes shrink, unlike the boxes' own gap.
+fn feature_gap(kind: Kind, p: &Points) -> f64 {
+    let m = p.map(|x| x.m);
+    let radius = |x: &MrVec| x.r.length() * (1.0 + 1e-15);
+    let scale = m.iter().fold(0.0_f64, |s, x| s.max(x.abs().max_element()));
+    let (d, spread, longest) = match kind {
+        Kind::VertexFace => {
+            let tri = [m[1], m[2], m[3]];
+            let longest = (m[2] - m[1])
+                .length()
+                .max((m[3] - m[2]).length())
+                .max((m[1] - m[3]).length());
+            (
+                distance_point_triangle(m[0], &tri),
+                radius(&p[0]) + radius(&p[1]).max(radius(&p[2])).max(radius(&p[3])),
+                longest,
+            )
+        }
+        Kind::EdgeEdge => (
+            distance_segment_segment(m[0], m[1], m[2], m[3]),
+            radius(&p[0]).max(radius(&p[1])) + radius(&p[2]).max(radius(&p[3])),
+            0.0,
+        ),
+    };
+    let allowance = 64.0 * f64::EPSILON * scale + 1e-7 * longest;
+    // NaN (non-finite positions) proves nothing.
+    if d.is_nan() {
+        f64::NEG_INFINITY
+    } else {
+        d - spread - allowance
+    }
+}
 
 impl Equation {
     /// Whether the boxes of the two features are farther apart than `s`
@@ -350,7 +391,7 @@ pub(crate) fn solve(
             stats.evaluations += 1;
             let s = separation[e.pair as usize];
             let p = positions(e, &ws.mr_poses);
-            if e.apart(&p, s) {
+            if e.apart(&p, s) || feature_gap(e.kind, &p) > s {
                 continue;
             }
             let b = e.bounds(&p, s);

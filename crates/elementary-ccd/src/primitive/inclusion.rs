@@ -353,6 +353,8 @@ pub(crate) struct Search {
     pub(crate) plane: Option<PlaneCubic>,
     /// Certificate bound `s + δ`.
     pub(crate) cert: f64,
+    /// How much finer than `u`, `v` the time may be split first.
+    pub(crate) t_lead: f64,
 }
 
 /// Splitting decision for one parameter.
@@ -467,8 +469,13 @@ pub(crate) fn search<F: Multilinear>(f: &F, k: &Search) -> Option<Found> {
 
         // Time first while its contribution exceeds the acceptance scale:
         // the plane filter and the certificate act on time alone.
+        let tw = cell.t[1] - cell.t[0];
+        let uvw = (cell.u[1] - cell.u[0]).max(cell.v[1] - cell.v[0]);
         let split_t = st.is_some()
-            && (small || ct > delta_inf || ct >= cu.max(cv) || (su.is_none() && sv.is_none()));
+            && (small
+                || ct >= cu.max(cv)
+                || (su.is_none() && sv.is_none())
+                || (ct > delta_inf && tw * k.t_lead >= uvw));
         if split_t {
             let m = st.unwrap_or(cell.t[0]);
             let early = Cell {
@@ -620,6 +627,10 @@ fn unresolved(cell: Cell, pending: &[Cell], best: Option<Cell>, iterations: usiz
 pub(crate) struct PlaneCubic {
     b: [f64; 4],
     bound: f64,
+    /// With a separation: the Bernstein control vectors `N₀, N₁, N₂` of
+    /// `n(t)`, `s`, and the rounding bound `err` of `f` for per-interval
+    /// bounds of `|n|` (then `bound` above only serves `[0, 1]`).
+    sep: Option<([DVec3; 3], f64, f64, f64)>,
 }
 
 impl PlaneCubic {
@@ -649,7 +660,12 @@ impl PlaneCubic {
         };
         let bound = (x + err) * UP;
         let b = [f0, f1, f2, f3];
-        (bound.is_finite() && b.iter().all(|x| x.is_finite())).then_some(Self { b, bound })
+        // Per-interval |n| bound: the blossom of the quadratic adds 6
+        // rounding factors to N's 4 (N₁ = n1/2 is exact): γ₁₀·16M² < 2^-44·M²
+        // per component, < 2^-43·M² in norm.
+        let nerr = m * m * (1.0 / 8_796_093_022_208.0) + tiny;
+        let sep = (s > 0.0).then_some(([n0, n1 * 0.5, n2], s, err, nerr));
+        (bound.is_finite() && b.iter().all(|x| x.is_finite())).then_some(Self { b, bound, sep })
     }
 
     #[inline]
@@ -685,7 +701,30 @@ impl PlaneCubic {
         let c1: [f64; 1] = level(&l2aa, t1);
         let c2: [f64; 1] = level(&l2ab, t1);
         let c3: [f64; 1] = level(&l2bb, t1);
-        self.sign_ok([c0[0], c1[0], c2[0], c3[0]])
+        let c = [c0[0], c1[0], c2[0], c3[0]];
+        if self.sign_ok(c) {
+            return true;
+        }
+        // With a separation, bound |n| on [t0, t1] only (Bernstein control
+        // vectors of n there: blossoms n(t0,t0), n(t0,t1), n(t1,t1)).
+        let Some((nb, s, err, nerr)) = &self.sep else {
+            return false;
+        };
+        let lerp = |p: DVec3, q: DVec3, x: f64| p * (1.0 - x) + q * x;
+        let a0 = lerp(nb[0], nb[1], t0);
+        let a1 = lerp(nb[1], nb[2], t0);
+        let b0 = lerp(nb[0], nb[1], t1);
+        let b1 = lerp(nb[1], nb[2], t1);
+        let m0 = lerp(a0, a1, t0);
+        let m1 = lerp(a0, a1, t1);
+        let m2 = lerp(b0, b1, t1);
+        let nmax = (norm_up(m0).max(norm_up(m1)).max(norm_up(m2)) + nerr) * UP;
+        let k = (s * nmax * UP + err) * UP;
+        if !k.is_finite() {
+            return false;
+        }
+        (c[0] > k && c[1] > k && c[2] > k && c[3] > k)
+            || (c[0] < -k && c[1] < -k && c[2] < -k && c[3] < -k)
     }
 }
 
@@ -752,6 +791,10 @@ pub(crate) fn make_search(
         plane,
         // Rounded down, so that `cert ≤ s + δ` exactly.
         cert: (s + delta) * (1.0 - 1.0 / 1_125_899_906_842_624.0),
+        t_lead: std::env::var("TLEAD")
+            .ok()
+            .and_then(|x| x.parse().ok())
+            .unwrap_or(1024.0),
     }
 }
 
