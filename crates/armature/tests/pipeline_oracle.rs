@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use std::f64::consts::PI;
 
 use armature::advance::{CcdWorkspace, first_contact};
+use armature::geometry::query::FeaturePair;
 use armature::oracle::{Mode, Oracle, OracleOptions, Verdict};
 use armature::{BroadPhase, CcdReport, CcdStatus, ExactStage, Pipeline, Scene};
 
@@ -146,6 +147,7 @@ fn check_motion(
             );
             assert!(scene.link_name(c.link).is_some());
             assert!(scene.other_name(c.other).is_some());
+            check_features(scene, &c, name);
         }
         reports.push((name, p, r));
     }
@@ -164,6 +166,42 @@ fn check_motion(
         );
     }
     verdict
+}
+
+/// The elementary stage's features belong to the contact's triangles: the
+/// vertex to one, the face to the other, each edge to its triangle.
+fn check_features(scene: &Scene, c: &armature::Contact, name: &str) {
+    let Some(f) = c.features else { return };
+    let link_mesh = &scene.body().links()[c.link]
+        .as_ref()
+        .expect("a contact's link has geometry")
+        .mesh;
+    let other_mesh = match c.other {
+        armature::Other::Link(j) => {
+            &scene.body().links()[j]
+                .as_ref()
+                .expect("a contact's link has geometry")
+                .mesh
+        }
+        armature::Other::Obstacle(o) => &scene.obstacles()[o].geometry().mesh,
+    };
+    let ta = link_mesh.indices()[c.triangle_a as usize];
+    let tb = other_mesh.indices()[c.triangle_b as usize];
+    let ok = match f {
+        FeaturePair::VertexFace { vertex, triangle } => {
+            ta.contains(&vertex) && triangle == c.triangle_b
+        }
+        FeaturePair::FaceVertex { triangle, vertex } => {
+            tb.contains(&vertex) && triangle == c.triangle_a
+        }
+        FeaturePair::EdgeEdge { edge_a, edge_b } => {
+            edge_a.iter().all(|v| ta.contains(v)) && edge_b.iter().all(|v| tb.contains(v))
+        }
+    };
+    assert!(
+        ok,
+        "{name}: features {f:?} outside the triangles {ta:?} / {tb:?}"
+    );
 }
 
 /// Random motions on `scene` at several swing sizes, then, for some of the
