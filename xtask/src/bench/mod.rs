@@ -25,6 +25,7 @@ mod badcases;
 mod options;
 mod planning;
 mod plots;
+mod primitives;
 mod report;
 mod run;
 mod segments;
@@ -203,6 +204,12 @@ pub(crate) fn bench(o: &BenchOptions) -> Result<()> {
         section_json.insert("planning".to_owned(), r.json);
         section_failures.extend(r.failures);
     }
+    if o.suites.contains(&Suite::Primitives) {
+        let r = primitives::run(o.quick, o.full, o.seed);
+        sections.push(r.markdown);
+        section_json.insert("primitives".to_owned(), r.json);
+        section_failures.extend(r.failures);
+    }
     let peak = peak_rss_kb();
     let header = format!(
         "## Benchmark report\n\n`cargo xtask bench{}{}{}` — seed {}, {} queries per scene and θmax, one thread for timings; oracle mode {}; wall time {:.0} s; peak resident memory {}.",
@@ -213,7 +220,7 @@ pub(crate) fn bench(o: &BenchOptions) -> Result<()> {
         } else {
             ""
         },
-        if o.suites.len() == 4 {
+        if o.suites.len() == 5 {
             String::new()
         } else {
             format!(

@@ -37,7 +37,7 @@ Options:
   --full             At least 2,000 queries per scene and θmax, 10,000
                      segments per scene
   --suite LIST       Parts to run, comma-separated: motions, segments,
-                     bad-cases, planning, or all (default all)
+                     bad-cases, planning, primitives, or all (default all)
   --scene NAME       pipes, amr, skinny_tori, welder_cage, arms_car or all
                      (default all; the motion suite runs on pipes and amr)
   --segments N       Random segments per scene (default 300)
@@ -109,14 +109,18 @@ pub(crate) enum Suite {
     BadCases,
     /// The lazy PRM planner with each checker.
     Planning,
+    /// Primitive CCD of linearly moving points, edges and triangles:
+    /// random and near-contact vertex–face and edge–edge queries.
+    Primitives,
 }
 
 impl Suite {
-    const ALL: [Self; 4] = [
+    const ALL: [Self; 5] = [
         Self::Motions,
         Self::Segments,
         Self::BadCases,
         Self::Planning,
+        Self::Primitives,
     ];
 
     /// Its name on the command line.
@@ -126,6 +130,7 @@ impl Suite {
             Self::Segments => "segments",
             Self::BadCases => "bad-cases",
             Self::Planning => "planning",
+            Self::Primitives => "primitives",
         }
     }
 
@@ -135,6 +140,7 @@ impl Suite {
             "segments" => Self::Segments,
             "bad-cases" => Self::BadCases,
             "planning" => Self::Planning,
+            "primitives" => Self::Primitives,
             _ => return None,
         })
     }
@@ -250,7 +256,7 @@ impl BenchOptions {
                             .map(|s| {
                                 Suite::parse(s.trim()).ok_or_else(|| {
                                     format!(
-                                        "`--suite {v}`: `{s}` is not one of motions, segments, bad-cases, planning, all"
+                                        "`--suite {v}`: `{s}` is not one of motions, segments, bad-cases, planning, primitives, all"
                                     )
                                 })
                             })
