@@ -22,7 +22,7 @@ mod solver;
 mod traversal;
 
 pub use error::ElementaryError;
-pub use obb::{RelativePose, obb_overlap};
+pub use obb::{PlacedObb, RelativePose, obb_overlap, obb_overlap_placed};
 pub use scene::{
     ElementaryContact, ElementaryOptions, ElementaryReport, ElementaryScene, ElementaryStats,
     ElementaryStatus, ElementaryWorkspace, Other,

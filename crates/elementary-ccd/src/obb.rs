@@ -184,16 +184,59 @@ fn at(m: &DMat3, row: usize, col: usize) -> f64 {
 /// invariant of [`Obb`]); a non-finite pose answers `true`.
 #[must_use]
 pub fn obb_overlap(a: &Obb, b: &Obb, x: &RelativePose, separation: f64) -> bool {
-    if !x.finite {
+    obb_overlap_placed(a, &x.place(b), separation)
+}
+
+/// A box of frame `b` placed in frame `a` by a [`RelativePose`]: its axes
+/// and centre as midpoint ± radius ([`RelativePose::place`]). A traversal
+/// places each box of one tree once and tests it against many boxes of
+/// the other ([`obb_overlap_placed`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PlacedObb {
+    axes: DMat3,
+    axes_radius: DMat3,
+    center: DVec3,
+    center_radius: DVec3,
+    half_extents: DVec3,
+    /// The magnitude of the placement's products, for rounding.
+    magnitude: f64,
+    finite: bool,
+}
+
+impl RelativePose {
+    /// Places `b` (a box of frame `b`) in frame `a`.
+    #[must_use]
+    pub fn place(&self, b: &Obb) -> PlacedObb {
+        let eb_abs = abs_mat(&b.axes);
+        let magnitude =
+            (abs_mat(&self.rotation) * b.center.abs() + self.translation.abs()).max_element();
+        PlacedObb {
+            axes: self.rotation * b.axes,
+            axes_radius: add_rounding(
+                self.rotation_radius * eb_abs,
+                &(abs_mat(&self.rotation) * eb_abs),
+            ),
+            center: self.rotation * b.center + self.translation,
+            center_radius: self.rotation_radius * b.center.abs()
+                + self.translation_radius
+                + DVec3::splat(ROUNDING * magnitude),
+            half_extents: b.half_extents,
+            magnitude,
+            finite: self.finite,
+        }
+    }
+}
+
+/// [`obb_overlap`] for a box already placed in `a`'s frame.
+#[must_use]
+pub fn obb_overlap_placed(a: &Obb, b: &PlacedObb, separation: f64) -> bool {
+    if !b.finite {
         return true;
     }
-    // Centre of b in a's frame, relative to a's centre.
-    let cb = x.rotation * b.center + x.translation - a.center;
-    let magnitude = (abs_mat(&x.rotation) * b.center.abs() + x.translation.abs() + a.center.abs())
-        .max_element();
-    let cb_rad = x.rotation_radius * b.center.abs()
-        + x.translation_radius
-        + DVec3::splat(ROUNDING * magnitude);
+    let magnitude = b.magnitude + a.center.abs().max_element();
+    // Centre of b relative to a's centre.
+    let cb = b.center - a.center;
+    let cb_rad = b.center_radius + DVec3::splat(ROUNDING * magnitude);
     // The boxes' circumscribed balls first: most pairs of a traversal
     // are far apart.
     let reach = a.half_extents.length() + b.half_extents.length() + separation;
@@ -201,13 +244,11 @@ pub fn obb_overlap(a: &Obb, b: &Obb, x: &RelativePose, separation: f64) -> bool 
         return false;
     }
     let ea = a.axes;
-    let eb = b.axes;
     let ea_abs_t = abs_mat(&ea).transpose();
-    let eb_abs = abs_mat(&eb);
-    // R = Aᵀ X B: midpoint and radius (each entry of an orthonormal
+    // R = Aᵀ (X B): midpoint and radius (each entry of an orthonormal
     // product is at most 1 in size, so an absolute rounding term does).
-    let rm = ea.transpose() * x.rotation * eb;
-    let rr = ea_abs_t * x.rotation_radius * eb_abs;
+    let rm = ea.transpose() * b.axes;
+    let rr = ea_abs_t * b.axes_radius;
     let rr = rr
         + DMat3::from_cols(
             DVec3::splat(ROUNDING),

@@ -274,7 +274,6 @@ pub struct ElementaryWorkspace {
     level_poses: Vec<Vec<RelativePose>>,
     /// Per obstacle, its pose enclosures on the sub-intervals of its level.
     obstacle_poses: Vec<Vec<RelativePose>>,
-    rel: Vec<RelativePose>,
     equations: Vec<Equation>,
     /// Per pair, the piece indices of its two bodies' bounds its
     /// equations were traversed with, and those equations.
@@ -471,8 +470,6 @@ impl<'a> ElementaryScene<'a> {
                 if ws.pair_key[i] != Some(key) {
                     ws.pair_key[i] = Some(key);
                     let rel = self.relative_pose(pair, top, k, ws);
-                    ws.rel.clear();
-                    ws.rel.push(rel);
                     let a = geometry(self.body, pair.link)?;
                     let b = self.other_geometry(pair.other)?;
                     ws.traversal.clear();
@@ -490,7 +487,7 @@ impl<'a> ElementaryScene<'a> {
                             body: self.body_index(pair.other) as u32,
                         },
                         window,
-                        &ws.rel,
+                        &rel,
                         ws.separation[i],
                         &mut ws.pair_equations[i],
                         &mut ws.traversal,
@@ -787,7 +784,7 @@ impl<'a> ElementaryScene<'a> {
         (k >> (top - levels[a]), k >> (top - levels[b]))
     }
 
-    /// The other's frame in the link's frame on the `k`-th of the `2^top`
+    /// The link's frame in the other's frame on the `k`-th of the `2^top`
     /// sub-intervals, from each body's bounds at its own level.
     fn relative_pose(
         &self,
@@ -810,7 +807,7 @@ impl<'a> ElementaryScene<'a> {
                 &ws.obstacle_poses[o][k >> (top - rb)]
             }
         };
-        pa.inverse_then(pb)
+        pb.inverse_then(pa)
     }
 }
 

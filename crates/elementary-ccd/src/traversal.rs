@@ -8,7 +8,7 @@ use armature_bvh_geometry::bv::Obb;
 use armature_bvh_geometry::bvh::Bvh;
 use armature_bvh_geometry::mesh::TriMesh;
 
-use crate::obb::{RelativePose, obb_overlap};
+use crate::obb::{PlacedObb, RelativePose, obb_overlap_placed};
 use crate::solver::{Equation, Kind};
 
 /// One side of a pair: its mesh, OBB tree and body index.
@@ -72,7 +72,7 @@ impl Hasher for KeyHasher {
 /// Reusable buffers of the traversal.
 #[derive(Debug, Default)]
 pub(crate) struct TraversalWorkspace {
-    stack: Vec<(u32, u32, u32)>,
+    stack: Vec<(u32, u32, PlacedObb)>,
     seen: HashMap<Key, u32, BuildHasherDefault<KeyHasher>>,
 }
 
@@ -96,69 +96,59 @@ fn size(obb: &Obb) -> f64 {
 }
 
 /// Traverses the link's tree (`a`) against the other's (`b`) with the
-/// relative poses `rel[k]` of `b`'s frame in `a`'s frame over the `k`-th of
-/// `rel.len()` equal sub-intervals of `window`, pushing the equations of
-/// every overlapping leaf pair, each starting at its pair's first
-/// overlapping sub-interval (M1 §5.1.1: sub-intervals in increasing time,
-/// stopping at the first overlap; children start where the parent first
-/// overlapped, since they lie inside it).
+/// relative pose `rel` of the link's frame in the other's frame over
+/// `window`, pushing the equations of every overlapping leaf pair
+/// (starting at the window's start). Each box of the link's tree (the
+/// smaller tree) is placed in the other's frame once
+/// ([`RelativePose::place`]) and tested against the boxes of the other it
+/// meets.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn traverse(
     pair: u32,
     a: Side<'_>,
     b: Side<'_>,
     window: (f64, f64),
-    rel: &[RelativePose],
+    rel: &RelativePose,
     separation: f64,
     equations: &mut Vec<Equation>,
     ws: &mut TraversalWorkspace,
     stats: &mut TraversalStats,
 ) {
-    let pieces = rel.len() as u32;
-    if pieces == 0 || a.tree.nodes().is_empty() || b.tree.nodes().is_empty() {
+    let (Some(root_a), Some(_)) = (a.tree.nodes().first(), b.tree.nodes().first()) else {
         return;
-    }
+    };
     ws.stack.clear();
-    ws.stack.push((0, 0, 0));
-    while let Some((na, nb, k0)) = ws.stack.pop() {
+    ws.stack.push((0, 0, rel.place(&root_a.bv)));
+    while let Some((na, nb, placed)) = ws.stack.pop() {
         let node_a = &a.tree.nodes()[na as usize];
         let node_b = &b.tree.nodes()[nb as usize];
-        let mut first = None;
-        for k in k0..pieces {
-            stats.obb_tests += 1;
-            if obb_overlap(&node_a.bv, &node_b.bv, &rel[k as usize], separation) {
-                first = Some(k);
-                break;
-            }
+        stats.obb_tests += 1;
+        if !obb_overlap_placed(&node_b.bv, &placed, separation) {
+            continue;
         }
-        let Some(k) = first else { continue };
-        match (node_a.children(), node_b.children()) {
+        let descend_a = match (node_a.children(), node_b.children()) {
             (None, None) => {
                 stats.leaf_pairs += 1;
-                let start = window.0 + (window.1 - window.0) * f64::from(k) / f64::from(pieces);
                 for &ta in a.tree.leaf_triangles(node_a) {
                     for &tb in b.tree.leaf_triangles(node_b) {
-                        emit(pair, a, b, ta, tb, start, equations, ws);
+                        emit(pair, a, b, ta, tb, window.0, equations, ws);
                     }
                 }
+                continue;
             }
-            (Some(ca), None) => {
-                ws.stack.push((ca[1] as u32, nb, k));
-                ws.stack.push((ca[0] as u32, nb, k));
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (Some(_), Some(_)) => size(&node_a.bv) >= size(&node_b.bv),
+        };
+        if descend_a {
+            if let Some([c0, c1]) = node_a.children() {
+                let nodes = a.tree.nodes();
+                ws.stack.push((c1 as u32, nb, rel.place(&nodes[c1].bv)));
+                ws.stack.push((c0 as u32, nb, rel.place(&nodes[c0].bv)));
             }
-            (None, Some(cb)) => {
-                ws.stack.push((na, cb[1] as u32, k));
-                ws.stack.push((na, cb[0] as u32, k));
-            }
-            (Some(ca), Some(cb)) => {
-                if size(&node_a.bv) >= size(&node_b.bv) {
-                    ws.stack.push((ca[1] as u32, nb, k));
-                    ws.stack.push((ca[0] as u32, nb, k));
-                } else {
-                    ws.stack.push((na, cb[1] as u32, k));
-                    ws.stack.push((na, cb[0] as u32, k));
-                }
-            }
+        } else if let Some([c0, c1]) = node_b.children() {
+            ws.stack.push((na, c1 as u32, placed));
+            ws.stack.push((na, c0 as u32, placed));
         }
     }
 }
