@@ -274,11 +274,19 @@ pub struct ElementaryWorkspace {
     level_poses: Vec<Vec<RelativePose>>,
     /// Per obstacle, its pose enclosures on the sub-intervals of its level.
     obstacle_poses: Vec<Vec<RelativePose>>,
+    /// Every equation the query's traversals emitted.
     equations: Vec<Equation>,
+    /// The equations of the current piece (indices into `equations`).
+    active: Vec<u32>,
     /// Per pair, the piece indices of its two bodies' bounds its
-    /// equations were traversed with, and those equations.
+    /// equations were traversed with, and where those equations are.
     pair_key: Vec<Option<(usize, usize)>>,
-    pair_equations: Vec<Vec<Equation>>,
+    pair_equations: Vec<core::ops::Range<u32>>,
+    /// Per pair, the first piece on which it may have equations (its
+    /// trees stay apart before, over a block of pieces).
+    free_until: Vec<usize>,
+    /// Whether `level_poses[ℓ]` holds every link's bounds.
+    level_ready: Vec<bool>,
     traversal: TraversalWorkspace,
     solver: SolverWorkspace,
     distance: DistanceWorkspace,
@@ -444,10 +452,14 @@ impl<'a> ElementaryScene<'a> {
         self.level_poses(&motion, ws)?;
         let top = ws.levels.iter().copied().max().unwrap_or(0);
         let pieces = 1usize << top;
+        // The pairs leave the workspace while the solver's source holds
+        // them (they come back below; an error leaves an empty list, which
+        // the next query fills again).
+        let pairs = core::mem::take(&mut ws.pairs);
         let source = Source {
             scene: self,
             motion: &motion,
-            pairs: &ws.pairs,
+            pairs: &pairs,
         };
         let mut tstats = TraversalStats::default();
         let mut sstats = SolverStats::default();
@@ -456,52 +468,68 @@ impl<'a> ElementaryScene<'a> {
         let mut solution = Solution::None;
         ws.solver.begin_query();
         ws.pair_key.clear();
-        ws.pair_key.resize(ws.pairs.len(), None);
-        ws.pair_equations
-            .resize_with(ws.pairs.len().max(ws.pair_equations.len()), Vec::new);
+        ws.pair_key.resize(pairs.len(), None);
+        ws.pair_equations.clear();
+        ws.pair_equations.resize(pairs.len(), 0..0);
+        ws.free_until.clear();
+        ws.free_until.resize(pairs.len(), 0);
+        ws.equations.clear();
         for k in 0..pieces {
             let window = piece(k, pieces);
             let started = Instant::now();
-            ws.equations.clear();
-            for (i, &pair) in ws.pairs.iter().enumerate() {
+            ws.active.clear();
+            for (i, &pair) in pairs.iter().enumerate() {
+                if ws.free_until[i] > k {
+                    continue;
+                }
+                // Coarser blocks of time starting here first: a pair whose
+                // trees stay apart over a whole block skips its pieces.
+                let finest = ws.levels[pair.link].max(ws.levels[self.body_index(pair.other)]);
+                let aligned = if k == 0 {
+                    top
+                } else {
+                    (k.trailing_zeros()).min(top)
+                };
+                let mut level = top - aligned;
+                while level < finest {
+                    let block = k >> (top - level);
+                    let rel = self.block_pose(&motion, pair, level, block, ws)?;
+                    if !self.traverse_pair(
+                        i,
+                        pair,
+                        piece(block, 1 << level),
+                        &rel,
+                        true,
+                        ws,
+                        &mut tstats,
+                    )? {
+                        ws.free_until[i] = (block + 1) << (top - level);
+                        break;
+                    }
+                    level += 1;
+                }
+                if ws.free_until[i] > k {
+                    continue;
+                }
                 // A pair whose two bodies keep their bounds from the last
                 // piece (both at coarser levels) has the same equations.
                 let key = self.piece_key(pair, top, k, &ws.levels);
                 if ws.pair_key[i] != Some(key) {
                     ws.pair_key[i] = Some(key);
                     let rel = self.relative_pose(pair, top, k, ws);
-                    let a = geometry(self.body, pair.link)?;
-                    let b = self.other_geometry(pair.other)?;
-                    ws.traversal.clear();
-                    ws.pair_equations[i].clear();
-                    traverse(
-                        i as u32,
-                        Side {
-                            mesh: &a.mesh,
-                            tree: &a.obb_tree,
-                            body: pair.link as u32,
-                        },
-                        Side {
-                            mesh: &b.mesh,
-                            tree: &b.obb_tree,
-                            body: self.body_index(pair.other) as u32,
-                        },
-                        window,
-                        &rel,
-                        ws.separation[i],
-                        &mut ws.pair_equations[i],
-                        &mut ws.traversal,
-                        &mut tstats,
-                    );
+                    let from = ws.equations.len() as u32;
+                    self.traverse_pair(i, pair, window, &rel, false, ws, &mut tstats)?;
+                    ws.pair_equations[i] = from..ws.equations.len() as u32;
                 }
-                ws.equations.extend_from_slice(&ws.pair_equations[i]);
+                ws.active.extend(ws.pair_equations[i].clone());
             }
-            stats.equations += ws.equations.len();
+            stats.equations += ws.active.len();
             traversal_time += started.elapsed();
             let started = Instant::now();
             solution = solve(
                 window,
                 &ws.equations,
+                &ws.active,
                 &ws.separation,
                 self.bodies(),
                 &source,
@@ -552,6 +580,7 @@ impl<'a> ElementaryScene<'a> {
                 }
             }
         };
+        ws.pairs = pairs;
         Ok(report)
     }
 
@@ -745,19 +774,13 @@ impl<'a> ElementaryScene<'a> {
         let n = self.body.tree().len();
         let top = ws.levels.iter().copied().max().unwrap_or(0) as usize;
         ws.level_poses.resize(top + 1, Vec::new());
+        ws.level_ready.clear();
+        ws.level_ready.resize(top + 1, false);
         ws.scratch.resize(n, IntervalAffine3::IDENTITY);
         for level in 0..=top {
-            let table = &mut ws.level_poses[level];
-            table.clear();
-            if !ws.levels[..n].iter().any(|&r| r as usize == level) {
-                continue;
-            }
-            let pieces = 1usize << level;
-            table.reserve(n * pieces);
-            for k in 0..pieces {
-                let (t0, t1) = piece(k, pieces);
-                motion.enclose_interval_into(t0, t1, &mut ws.scratch)?;
-                table.extend(ws.scratch.iter().map(RelativePose::from_interval));
+            ws.level_poses[level].clear();
+            if ws.levels[..n].iter().any(|&r| r as usize == level) {
+                Self::fill_level(motion, level, ws)?;
             }
         }
         ws.obstacle_poses
@@ -774,6 +797,94 @@ impl<'a> ElementaryScene<'a> {
             }
         }
         Ok(())
+    }
+
+    /// Every link's bounds on the `2^level` pieces.
+    fn fill_level(
+        motion: &InBetweenMotion,
+        level: usize,
+        ws: &mut ElementaryWorkspace,
+    ) -> Result<(), ElementaryError> {
+        let pieces = 1usize << level;
+        let n = ws.scratch.len();
+        let table = &mut ws.level_poses[level];
+        table.clear();
+        table.reserve(n * pieces);
+        for k in 0..pieces {
+            let (t0, t1) = piece(k, pieces);
+            motion.enclose_interval_into(t0, t1, &mut ws.scratch)?;
+            table.extend(ws.scratch.iter().map(RelativePose::from_interval));
+        }
+        ws.level_ready[level] = true;
+        Ok(())
+    }
+
+    /// The link's frame in the other's frame over block `block` of the
+    /// `2^level` equal pieces of `[0, 1]`.
+    fn block_pose(
+        &self,
+        motion: &InBetweenMotion,
+        pair: Pair,
+        level: u32,
+        block: usize,
+        ws: &mut ElementaryWorkspace,
+    ) -> Result<RelativePose, ElementaryError> {
+        let level = level as usize;
+        if !ws.level_ready[level] {
+            Self::fill_level(motion, level, ws)?;
+        }
+        let n = self.body.tree().len();
+        let pa = ws.level_poses[level][block * n + pair.link];
+        let pb = match pair.other {
+            Other::Link(j) => ws.level_poses[level][block * n + j],
+            Other::Obstacle(o) => {
+                if self.obstacles[o].is_static() {
+                    ws.obstacle_poses[o][0]
+                } else {
+                    let (t0, t1) = piece(block, 1 << level);
+                    RelativePose::from_interval(&obstacle_pose(&self.obstacles[o], t0, t1)?)
+                }
+            }
+        };
+        Ok(pb.inverse_then(&pa))
+    }
+
+    /// Traverses the pair's trees over `window` with the relative pose
+    /// `rel` (see [`traverse`]).
+    #[allow(clippy::too_many_arguments)]
+    fn traverse_pair(
+        &self,
+        i: usize,
+        pair: Pair,
+        window: (f64, f64),
+        rel: &RelativePose,
+        probe: bool,
+        ws: &mut ElementaryWorkspace,
+        stats: &mut TraversalStats,
+    ) -> Result<bool, ElementaryError> {
+        let a = geometry(self.body, pair.link)?;
+        let b = self.other_geometry(pair.other)?;
+        ws.traversal.clear();
+        Ok(traverse(
+            i as u32,
+            Side {
+                mesh: &a.mesh,
+                tree: &a.obb_tree,
+                body: pair.link as u32,
+            },
+            Side {
+                mesh: &b.mesh,
+                tree: &b.obb_tree,
+                body: self.body_index(pair.other) as u32,
+            },
+            window,
+            rel,
+            ws.separation[i],
+            probe,
+            &mut ws.equations,
+            &mut ws.traversal,
+            stats,
+        ))
     }
 
     /// The indices of the bounds of the pair's two bodies on the `k`-th of

@@ -321,12 +321,14 @@ fn positions(e: &Equation, poses: &[MrAffine]) -> Points {
     core::array::from_fn(|k| poses[e.bodies[k] as usize].apply(e.points[k]))
 }
 
-/// Solves the equations simultaneously on `[window.0, window.1]`,
-/// earliest root first. `separation[pair]` is each pair's clearance `s`.
+/// Solves the equations `active` (indices into `equations`)
+/// simultaneously on `[window.0, window.1]`, earliest root first.
+/// `separation[pair]` is each pair's clearance `s`.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn solve(
     window: (f64, f64),
     equations: &[Equation],
+    active: &[u32],
     separation: &[f64],
     bodies: usize,
     source: &impl PoseSource,
@@ -334,7 +336,7 @@ pub(crate) fn solve(
     ws: &mut SolverWorkspace,
     stats: &mut SolverStats,
 ) -> Result<Solution, crate::ElementaryError> {
-    if equations.is_empty() {
+    if active.is_empty() {
         return Ok(Solution::None);
     }
     ws.poses.resize(bodies, IntervalAffine3::IDENTITY);
@@ -355,7 +357,7 @@ pub(crate) fn solve(
     ws.free.clear();
     ws.free.extend(0..ws.lists.len());
     let root = ws.take_list();
-    ws.lists[root].extend(0..u32::try_from(equations.len()).unwrap_or(u32::MAX));
+    ws.lists[root].extend_from_slice(active);
     let mut stack = vec![Frame {
         l: window.0,
         r: window.1,

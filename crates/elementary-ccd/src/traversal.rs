@@ -72,7 +72,10 @@ impl Hasher for KeyHasher {
 /// Reusable buffers of the traversal.
 #[derive(Debug, Default)]
 pub(crate) struct TraversalWorkspace {
-    stack: Vec<(u32, u32, PlacedObb)>,
+    stack: Vec<(u32, u32, u32)>,
+    /// The link's boxes placed in the other's frame (the stack holds
+    /// indices: a placed box is large to copy).
+    placed: Vec<PlacedObb>,
     seen: HashMap<Key, u32, BuildHasherDefault<KeyHasher>>,
 }
 
@@ -101,7 +104,8 @@ fn size(obb: &Obb) -> f64 {
 /// (starting at the window's start). Each box of the link's tree (the
 /// smaller tree) is placed in the other's frame once
 /// ([`RelativePose::place`]) and tested against the boxes of the other it
-/// meets.
+/// meets. With `probe`, nothing is emitted and the traversal stops at the
+/// first overlapping leaf pair. Returns whether a leaf pair overlaps.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn traverse(
     pair: u32,
@@ -110,24 +114,32 @@ pub(crate) fn traverse(
     window: (f64, f64),
     rel: &RelativePose,
     separation: f64,
+    probe: bool,
     equations: &mut Vec<Equation>,
     ws: &mut TraversalWorkspace,
     stats: &mut TraversalStats,
-) {
+) -> bool {
     let (Some(root_a), Some(_)) = (a.tree.nodes().first(), b.tree.nodes().first()) else {
-        return;
+        return false;
     };
+    let mut found = false;
     ws.stack.clear();
-    ws.stack.push((0, 0, rel.place(&root_a.bv)));
+    ws.placed.clear();
+    ws.placed.push(rel.place(&root_a.bv));
+    ws.stack.push((0, 0, 0));
     while let Some((na, nb, placed)) = ws.stack.pop() {
         let node_a = &a.tree.nodes()[na as usize];
         let node_b = &b.tree.nodes()[nb as usize];
         stats.obb_tests += 1;
-        if !obb_overlap_placed(&node_b.bv, &placed, separation) {
+        if !obb_overlap_placed(&node_b.bv, &ws.placed[placed as usize], separation) {
             continue;
         }
         let descend_a = match (node_a.children(), node_b.children()) {
             (None, None) => {
+                found = true;
+                if probe {
+                    return true;
+                }
                 stats.leaf_pairs += 1;
                 for &ta in a.tree.leaf_triangles(node_a) {
                     for &tb in b.tree.leaf_triangles(node_b) {
@@ -143,14 +155,18 @@ pub(crate) fn traverse(
         if descend_a {
             if let Some([c0, c1]) = node_a.children() {
                 let nodes = a.tree.nodes();
-                ws.stack.push((c1 as u32, nb, rel.place(&nodes[c1].bv)));
-                ws.stack.push((c0 as u32, nb, rel.place(&nodes[c0].bv)));
+                let p = ws.placed.len() as u32;
+                ws.placed.push(rel.place(&nodes[c1].bv));
+                ws.placed.push(rel.place(&nodes[c0].bv));
+                ws.stack.push((c1 as u32, nb, p));
+                ws.stack.push((c0 as u32, nb, p + 1));
             }
         } else if let Some([c0, c1]) = node_b.children() {
             ws.stack.push((na, c1 as u32, placed));
             ws.stack.push((na, c0 as u32, placed));
         }
     }
+    found
 }
 
 fn sorted(x: u32, y: u32) -> [u32; 2] {
