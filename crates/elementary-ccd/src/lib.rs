@@ -23,6 +23,10 @@ mod traversal;
 
 pub use error::ElementaryError;
 pub use obb::{PlacedObb, RelativePose, obb_overlap, obb_overlap_placed};
+pub use primitive::{
+    EdgeEdge, PrimitiveOptions, PrimitiveToi, VertexFace, edge_edge_ccd, edge_edge_ccd_batch,
+    vertex_face_ccd, vertex_face_ccd_batch,
+};
 pub use scene::{
     ElementaryContact, ElementaryOptions, ElementaryReport, ElementaryScene, ElementaryStats,
     ElementaryStatus, ElementaryWorkspace, Other,

@@ -159,7 +159,7 @@ fn edge_edge_adversarial() {
         a,
         a,
         [v(0.3, 1.0, 0.0), v(0.3, 0.5, 0.0)],
-        [v(0.3, -0.5, 0.0), v(0.3, -1.0, 0.0)],
+        [v(0.3, 0.0, 0.0), v(0.3, -0.5, 0.0)],
     );
     expect_ee(&q, &opts(), 0.5);
     // Endpoint to endpoint.
@@ -268,7 +268,9 @@ fn check_separation(
             ));
         }
     }
-    if let Some(toi) = got {
+    // The slack is promised for converged answers only (an exhausted
+    // iteration budget returns the earliest unresolved time).
+    if let Some(toi) = got.filter(|t| t.converged) {
         let d = dist(toi.time);
         if d > s + slack + 1e-12 {
             return Err(format!(
@@ -296,7 +298,7 @@ proptest! {
             (in_cube(&mut r), in_cube(&mut r))
         };
         let q = vf(p0, p1, f0, f1);
-        let o = opts().with_min_separation(s);
+        let o = opts().with_min_separation(s).with_max_iterations(200_000);
         let got = vertex_face_ccd(&q, &o).unwrap();
         check_separation(|t| vertex_face_distance(&q, t), got, s, q.contact_slack(&o)).map_err(TestCaseError::fail)?;
     }
@@ -309,7 +311,7 @@ proptest! {
         let b0 = [in_cube(&mut r), in_cube(&mut r)];
         let b1 = if near { b0.map(|x| x + r.vec(0.3)) } else { [in_cube(&mut r), in_cube(&mut r)] };
         let q = ee(a0, a1, b0, b1);
-        let o = opts().with_min_separation(s);
+        let o = opts().with_min_separation(s).with_max_iterations(200_000);
         let got = edge_edge_ccd(&q, &o).unwrap();
         check_separation(|t| edge_edge_distance(&q, t), got, s, q.contact_slack(&o)).map_err(TestCaseError::fail)?;
     }
@@ -338,7 +340,7 @@ fn batch_equals_single_for_any_thread_count() {
     let mut r = SplitMix64::new(42);
     let vfs: Vec<VertexFace> = (0..3000).map(|_| random_vf(&mut r)).collect();
     let ees: Vec<EdgeEdge> = (0..3000).map(|_| random_ee(&mut r)).collect();
-    let o = opts().with_min_separation(0.05);
+    let o = opts().with_min_separation(0.05).with_max_iterations(20_000);
     let vf_single: Vec<_> = vfs
         .iter()
         .map(|q| vertex_face_ccd(q, &o).unwrap())
@@ -551,4 +553,29 @@ fn extreme_magnitudes() {
     let q = vf(v(1e249, 1e-251, 1.0), v(1e249, 1e-251, -1.0), tri, tri);
     let toi = vertex_face_ccd(&q, &opts()).unwrap().expect("contact");
     assert!(toi.time <= 0.5);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    /// Touching exactly at `t = 1` at a corner (vertex meets corner `c`,
+    /// endpoint meets endpoint): the exact distance is 0 there, while the
+    /// `f64` corner values are off by a few ulps — only the rounding bound
+    /// keeps these contacts.
+    #[test]
+    fn exact_touch_at_the_end_is_kept(seed in any::<u64>()) {
+        let mut r = SplitMix64::new(seed);
+        let f0 = [in_cube(&mut r), in_cube(&mut r), in_cube(&mut r)];
+        let f1 = [in_cube(&mut r), in_cube(&mut r), in_cube(&mut r)];
+        let q = vf(in_cube(&mut r) * 3.0, f1[2], f0, f1);
+        let got = vertex_face_ccd(&q, &opts()).unwrap();
+        prop_assert!(got.is_some_and(|t| t.time <= 1.0), "vertex-face touch lost: {q:?}");
+        let a0 = [in_cube(&mut r), in_cube(&mut r)];
+        let a1 = [in_cube(&mut r), in_cube(&mut r)];
+        let b0 = [in_cube(&mut r) * 3.0, in_cube(&mut r) * 3.0];
+        let b1 = [in_cube(&mut r), a1[1]];
+        let q = ee(a0, a1, b0, b1);
+        let got = edge_edge_ccd(&q, &opts()).unwrap();
+        prop_assert!(got.is_some(), "edge-edge touch lost: {q:?}");
+    }
 }

@@ -14,12 +14,13 @@
 //! beforehand). Each answer is then compared with an `f64` reference: the
 //! roots of the coplanarity cubic in `[0, 1]` (64 samples, then bisection)
 //! plus both end times, a contact being a root where the `f64` distance is
-//! `≤ 10⁻⁹`. Counted per set:
+//! `≤ 10⁻¹²`. Counted per set:
 //!
 //! - `false_positives`: contact reported, reference says none (allowed by
 //!   the contract within the slack σ; near contacts closer than σ count here);
 //! - `misses`: no contact reported, reference finds one (expected 0 — only
-//!   an `f64` reference error could cause one);
+//!   an `f64` reference error, e.g. a near miss closer than `10⁻¹²`, could
+//!   cause one);
 //! - `contract_violations`: a converged contact whose `f64` distance at the
 //!   reported time exceeds `σ + 10⁻⁹` (expected 0);
 //! - `unconverged`: answers with `converged == false`.
@@ -218,9 +219,9 @@ pub fn edge_edge_distance(q: &EdgeEdge, t: f64) -> f64 {
 }
 
 /// The `f64` reference: does some root of `cop` (or an end time) have
-/// `dist ≤ 1e-9`?
+/// `dist ≤ 1e-12`?
 fn reference_contact(cop: impl Fn(f64) -> f64, dist: impl Fn(f64) -> f64) -> bool {
-    const TOL: f64 = 1e-9;
+    const TOL: f64 = 1e-12;
     if dist(0.0) <= TOL || dist(1.0) <= TOL {
         return true;
     }

@@ -38,7 +38,7 @@ const SCALE_LIMIT: f64 = 1.606_938_044_258_990_3e60; // 2^200
 
 /// The rounding bound `ε` of one axis of a computed corner value.
 ///
-/// **Proof.** Every corner value is an expression in the 12 (resp. 12)
+/// **Proof.** Every corner value is an expression in the 8
 /// input coordinates of this axis and the exact floats `t, u, v ∈ [0, 1]`,
 /// evaluated with `+ − ×` only (no fused operations). Expanding it into a
 /// sum of monomials, each monomial carries at most `n = 8` rounding factors
@@ -95,6 +95,18 @@ pub(crate) struct Cell {
     pub(crate) fresh_t: bool,
     /// The contact certificate has not yet been tried at this `t₀`.
     pub(crate) fresh_t0: bool,
+    /// Time's turn to be split (alternation with `u`, `v`).
+    pub(crate) t_turn: bool,
+    /// A lower bound of the exact distance at `t₀` (−∞ when unknown).
+    pub(crate) lb0: f64,
+}
+
+/// Which parameter a box is split along.
+#[derive(Clone, Copy)]
+enum Split {
+    T,
+    U,
+    V,
 }
 
 impl Cell {
@@ -104,6 +116,8 @@ impl Cell {
         v: [0.0, 1.0],
         fresh_t: false,
         fresh_t0: true,
+        t_turn: true,
+        lb0: f64::NEG_INFINITY,
     };
 }
 
@@ -335,6 +349,7 @@ pub(crate) struct Found {
 }
 
 /// Per-query constants of the search.
+#[derive(Clone, Copy)]
 pub(crate) struct Search {
     /// Scaled minimum separation.
     pub(crate) s: f64,
@@ -353,8 +368,8 @@ pub(crate) struct Search {
     pub(crate) plane: Option<PlaneCubic>,
     /// Certificate bound `s + δ`.
     pub(crate) cert: f64,
-    /// How much finer than `u`, `v` the time may be split first.
-    pub(crate) t_lead: f64,
+    /// Upper bound of the Lipschitz constant of `dist(t)` (`max |∂F/∂t|`).
+    pub(crate) lip: f64,
 }
 
 /// Splitting decision for one parameter.
@@ -376,6 +391,18 @@ pub(crate) fn search<F: Multilinear>(f: &F, k: &Search) -> Option<Found> {
     let mut best: Option<Cell> = None;
     let mut iterations = 0usize;
     let delta_inf = k.delta / 1.732_050_808 * (1.0 - 1e-9);
+    // Lipschitz bound of dist(t): |∂F/∂t| = |H(u, v)|, H bilinear, so its
+    // norm is maximal at a corner: H_k = F_k(1) − F_k(0); each computed
+    // corner is within ε per axis, the difference adds a relative u.
+    let lip = {
+        let fc = f.corners(&Cell::UNIT);
+        let mut h = 0.0f64;
+        for i in 0..4 {
+            h = h.max(norm_up(fc[i + 4] - fc[i]));
+        }
+        (h * UP40 + 2.0 * norm_up(k.eps)) * UP
+    };
+    let k = &Search { lip, ..*k };
     while len > 0 {
         len -= 1;
         let cell = stack[len];
@@ -435,9 +462,12 @@ pub(crate) fn search<F: Multilinear>(f: &F, k: &Search) -> Option<Found> {
         // Contact certificate at t₀ (depends on t₀ only): a triangle /
         // edge point whose computed difference has norm ≤ s + δ proves an
         // exact distance ≤ s + δ + √3·ε̄ at t₀ (eval's error is ≤ ε per axis).
+        // Otherwise, a lower bound of the distance at t₀ by duality.
+        let mut cell = cell;
         if cell.fresh_t0 {
             let (u, v) = f.closest(cell.t[0]);
-            if norm_up(f.eval(cell.t[0], u, v)) <= k.cert {
+            let x = f.eval(cell.t[0], u, v);
+            if norm_up(x) <= k.cert {
                 best = Some(Cell {
                     u: [u, u],
                     v: [v, v],
@@ -445,13 +475,26 @@ pub(crate) fn search<F: Multilinear>(f: &F, k: &Search) -> Option<Found> {
                 });
                 continue;
             }
+            cell.lb0 = distance_lower_bound(f, cell.t[0], x, k);
+        }
+        // Lipschitz slab test: dist(t) ≥ dist(t₀) − L·(t − t₀) > s on the
+        // whole time range (any u, v).
+        if cell.lb0 > 0.0 {
+            let reach = k.lip * (cell.t[1] - cell.t[0]) * UP;
+            if cell.lb0 * (1.0 - 1.0 / 1_125_899_906_842_624.0) > (k.s + reach) * UP {
+                continue;
+            }
         }
 
-        let st = can_split(cell.t, k.tau);
-        let su = can_split(cell.u, k.tau);
-        let sv = can_split(cell.v, k.tau);
         let width = (hi - lo).max_element();
-        let small = width <= delta_inf;
+        if width <= delta_inf {
+            // Small range: every point of the box is within `s + δ + 4√3ε̄`
+            // unless the Euclidean test excludes the box.
+            if accept(&lo, &hi, k) {
+                best = Some(cell);
+            }
+            continue;
+        }
 
         // Contribution of each parameter to the range (L∞ of the corner
         // differences along it).
@@ -459,105 +502,163 @@ pub(crate) fn search<F: Multilinear>(f: &F, k: &Search) -> Option<Found> {
         let mut cu = 0.0f64;
         let mut cv = 0.0f64;
         for i in 0..4 {
-            let ti = i; // (0..4) → pairs (i, i + 4)
-            ct = ct.max((fc[ti + 4] - fc[ti]).abs().max_element());
-            let ui = (i & 1) | ((i & 2) << 1); // 0,1,4,5 → pairs (k, k + 2)
+            ct = ct.max((fc[i + 4] - fc[i]).abs().max_element()); // (i, i + 4)
+            let ui = (i & 1) | ((i & 2) << 1); // 0, 1, 4, 5: (k, k + 2)
             cu = cu.max((fc[ui + 2] - fc[ui]).abs().max_element());
-            let vi = 2 * i; // 0,2,4,6 → pairs (k, k + 1)
+            let vi = 2 * i; // 0, 2, 4, 6: (k, k + 1)
             cv = cv.max((fc[vi + 1] - fc[vi]).abs().max_element());
         }
-
-        // Time first while its contribution exceeds the acceptance scale:
-        // the plane filter and the certificate act on time alone.
-        let tw = cell.t[1] - cell.t[0];
-        let uvw = (cell.u[1] - cell.u[0]).max(cell.v[1] - cell.v[0]);
-        let split_t = st.is_some()
-            && (small
-                || ct >= cu.max(cv)
-                || (su.is_none() && sv.is_none())
-                || (ct > delta_inf && tw * k.t_lead >= uvw));
-        if split_t {
-            let m = st.unwrap_or(cell.t[0]);
-            let early = Cell {
-                t: [cell.t[0], m],
-                fresh_t: true,
-                fresh_t0: false,
-                ..cell
-            };
-            let late = Cell {
-                t: [m, cell.t[1]],
-                fresh_t: true,
-                fresh_t0: true,
-                ..cell
-            };
-            if len + 2 > STACK {
-                return Some(unresolved(cell, &stack[..len], best, iterations));
+        let st = can_split(cell.t, k.tau);
+        let su = can_split(cell.u, k.tau);
+        let sv = can_split(cell.v, k.tau);
+        let minor = 0.25 * delta_inf;
+        let want_t = st.is_some() && ct > minor;
+        let pick_uv = match (su.is_some() && cu > minor, sv.is_some() && cv > minor) {
+            (true, true) => Some(cu >= cv),
+            (true, false) => Some(true),
+            (false, true) => Some(false),
+            (false, false) => None,
+        };
+        // Time and (u, v) alternate when both matter: time-only tests (the
+        // plane filter, the certificate) need fine times, the box tests
+        // need fine (u, v).
+        let choice = match (want_t, pick_uv) {
+            (true, Some(pu)) => {
+                if cell.t_turn {
+                    Split::T
+                } else if pu {
+                    Split::U
+                } else {
+                    Split::V
+                }
             }
-            stack[len] = late;
-            stack[len + 1] = early;
-            len += 2;
-            continue;
-        }
-        if !small {
-            // Split u or v (whichever contributes more and can be split).
-            let pick_u = match (su, sv) {
-                (Some(_), Some(_)) => cu >= cv,
-                (Some(_), None) => true,
-                (None, Some(_)) => false,
-                (None, None) => {
-                    // Nothing left to split: fall through to acceptance.
+            (true, None) => Split::T,
+            (false, Some(true)) => Split::U,
+            (false, Some(false)) => Split::V,
+            (false, None) => {
+                if st.is_some() {
+                    Split::T
+                } else if su.is_some() && (sv.is_none() || cu >= cv) {
+                    Split::U
+                } else if sv.is_some() {
+                    Split::V
+                } else {
+                    // Nothing can be split: all widths < τ.
                     if accept(&lo, &hi, k) {
                         best = Some(cell);
                     }
                     continue;
                 }
-            };
-            if len + 2 > STACK {
-                return Some(unresolved(cell, &stack[..len], best, iterations));
             }
-            if pick_u {
+        };
+        if len + 2 > STACK {
+            return Some(unresolved(cell, &stack[..len], best, iterations));
+        }
+        let (late, early) = match choice {
+            Split::T => {
+                let m = st.unwrap_or(cell.t[0]);
+                (
+                    Cell {
+                        t: [m, cell.t[1]],
+                        fresh_t: true,
+                        fresh_t0: true,
+                        lb0: f64::NEG_INFINITY,
+                        t_turn: false,
+                        ..cell
+                    },
+                    Cell {
+                        t: [cell.t[0], m],
+                        fresh_t: true,
+                        fresh_t0: false,
+                        t_turn: false,
+                        ..cell
+                    },
+                )
+            }
+            Split::U => {
                 let m = su.unwrap_or(cell.u[0]);
-                stack[len] = Cell {
-                    u: [m, cell.u[1]],
-                    fresh_t: false,
-                    fresh_t0: false,
-                    ..cell
-                };
-                stack[len + 1] = Cell {
-                    u: [cell.u[0], m],
-                    fresh_t: false,
-                    fresh_t0: false,
-                    ..cell
-                };
-            } else {
-                let m = sv.unwrap_or(cell.v[0]);
-                stack[len] = Cell {
-                    v: [m, cell.v[1]],
-                    fresh_t: false,
-                    fresh_t0: false,
-                    ..cell
-                };
-                stack[len + 1] = Cell {
-                    v: [cell.v[0], m],
-                    fresh_t: false,
-                    fresh_t0: false,
-                    ..cell
-                };
+                (
+                    Cell {
+                        u: [m, cell.u[1]],
+                        fresh_t: false,
+                        fresh_t0: false,
+                        t_turn: true,
+                        ..cell
+                    },
+                    Cell {
+                        u: [cell.u[0], m],
+                        fresh_t: false,
+                        fresh_t0: false,
+                        t_turn: true,
+                        ..cell
+                    },
+                )
             }
-            len += 2;
-            continue;
-        }
-        // t is resolved (width < τ) and the range is small: acceptance,
-        // subject to the Euclidean test.
-        if accept(&lo, &hi, k) {
-            best = Some(cell);
-        }
+            Split::V => {
+                let m = sv.unwrap_or(cell.v[0]);
+                (
+                    Cell {
+                        v: [m, cell.v[1]],
+                        fresh_t: false,
+                        fresh_t0: false,
+                        t_turn: true,
+                        ..cell
+                    },
+                    Cell {
+                        v: [cell.v[0], m],
+                        fresh_t: false,
+                        fresh_t0: false,
+                        t_turn: true,
+                        ..cell
+                    },
+                )
+            }
+        };
+        // The earlier (or either) half is explored first.
+        stack[len] = late;
+        stack[len + 1] = early;
+        len += 2;
     }
     best.map(|cell| Found {
         cell,
         converged: true,
         iterations,
     })
+}
+
+/// A lower bound of the exact distance at time `t` (`−∞` when none).
+///
+/// At a fixed time the set of differences `{F(t, u, v)}` is the convex hull
+/// of the corner values (`p − a, p − b, p − c`, resp. `a_i − b_j`), so for
+/// any direction `n`, `dist ≥ min_k n·F_k / |n|` (Cauchy–Schwarz, and a
+/// linear function is minimal at a vertex). With `n` the normalised
+/// difference `x` of the (approximately) closest pair the bound is nearly
+/// tight. Rounding: the corners are within `ε` per axis and the dot adds
+/// `< Σ|nᵢ|·εᵢ` (see `make_search`), so `e_n = 2·Σ|nᵢ|εᵢ`; `|n| ≤ 1 + 4u`.
+fn distance_lower_bound<F: Multilinear>(f: &F, t: f64, x: DVec3, k: &Search) -> f64 {
+    let a = x.abs().max_element();
+    if !(a > 0.0 && a.is_finite()) {
+        return f64::NEG_INFINITY;
+    }
+    let q = x / a;
+    let n = q / q.length();
+    if !n.is_finite() {
+        return f64::NEG_INFINITY;
+    }
+    let fc = f.corners(&Cell {
+        t: [t, t],
+        u: [0.0, 1.0],
+        v: [0.0, 1.0],
+        ..Cell::UNIT
+    });
+    let m = fc[..4].iter().fold(f64::INFINITY, |m, y| m.min(n.dot(*y)));
+    let en = 2.0 * n.abs().dot(k.eps) * UP;
+    let lb = m - en;
+    if lb > 0.0 {
+        lb * (1.0 - 1.0 / 1_099_511_627_776.0)
+    } else {
+        f64::NEG_INFINITY
+    }
 }
 
 /// Euclidean acceptance test on a box whose computed corner range is
@@ -624,6 +725,7 @@ fn unresolved(cell: Cell, pending: &[Cell], best: Option<Cell>, iterations: usiz
 /// absolute expression (convex weights): error `≤ γ₁₈·144·M³ < 2595·u·M³ <
 /// 2^-40·M³`. Gradual underflow adds `< 2^-1000·max(1, M)`. `|N_k|` is
 /// bounded likewise with `2^-44·M²`.
+#[derive(Clone, Copy)]
 pub(crate) struct PlaneCubic {
     b: [f64; 4],
     bound: f64,
@@ -791,10 +893,7 @@ pub(crate) fn make_search(
         plane,
         // Rounded down, so that `cert ≤ s + δ` exactly.
         cert: (s + delta) * (1.0 - 1.0 / 1_125_899_906_842_624.0),
-        t_lead: std::env::var("TLEAD")
-            .ok()
-            .and_then(|x| x.parse().ok())
-            .unwrap_or(1024.0),
+        lip: f64::INFINITY,
     }
 }
 

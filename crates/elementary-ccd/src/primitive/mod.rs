@@ -63,20 +63,26 @@
 //!    `n(t)·w(t)/|n(t)|` with a cubic numerator whose Bernstein
 //!    coefficients on the interval, with rounding bounds, decide it (the
 //!    same test over `[0, 1]` is an early-out before the search); or
-//! 4. for a box whose range is below `2τ(D + ℓ)`, the Euclidean norm of the
-//!    range's centre exceeds `s` plus its radius plus the rounding.
+//! 4. (with `s > 0`, or for a box whose range is below `2τ(D + ℓ)`) the
+//!    Euclidean norm of the range's centre exceeds `s` plus its radius plus
+//!    the rounding; or
+//! 5. a rigorous lower bound `β` of the distance at the box's `t₀` (by
+//!    duality: the differences at a fixed time form the convex hull of the
+//!    corner values, so `dist ≥ min_k n·F_k/|n|` for `n` along the closest
+//!    pair found in `f64`) gives `β − L·(t₁ − t₀) > s`, `L = max|∂F/∂t|`
+//!    (the Lipschitz constant of the distance).
 //!
 //! Boxes are explored depth-first, earlier times first, as a branch and
 //! bound on the earliest accepted `t₀` (a box is only skipped when its `t₀`
-//! is not earlier than an accepted one). Time is split first while its
-//! contribution to the range exceeds `2τ(D + ℓ)/√3`, then the parameter
-//! with the largest contribution; no parameter is split below width `τ`.
+//! is not earlier than an accepted one). Time and the larger of `u`, `v`
+//! are split in turn (a parameter whose contribution to the range is
+//! negligible is not split); no parameter is split below width `τ`.
 //! A box is **accepted** (its `t₀` reported) when a *certificate* holds:
 //! at `t₀` the closest pair of points (found in `f64`, then re-evaluated
 //! with the multilinear formula and its bound) is within `s + 2τ(D + ℓ)`;
 //! or when its range is small / nothing can be split and test 4 passes.
 //! Nothing is allocated per query (a fixed 160-box stack).
-//!
+
 mod inclusion;
 
 pub mod bench;
