@@ -12,7 +12,9 @@
 //! member exceeds the upper bound of the right one.
 
 use armature_bvh_geometry::bv::Obb;
-use armature_interval_taylor::{Interval, IntervalAffine3, IntervalMat3, IntervalVec3};
+
+use crate::mr::{abs_mat, mat_mid_rad, vec_mid_rad};
+use armature_interval_taylor::IntervalAffine3;
 use glam::{DMat3, DVec3};
 
 /// Relative rounding allowance of the few products a test makes (far
@@ -36,28 +38,6 @@ pub struct RelativePose {
     /// Whether every entry is finite (else every box test answers
     /// "may overlap").
     finite: bool,
-}
-
-/// Midpoint and radius of an interval, rounded so that
-/// `[mid − rad, mid + rad]` holds it.
-fn mid_rad(i: Interval) -> (f64, f64) {
-    let mid = i.midpoint();
-    let rad = (i.hi() - mid).max(mid - i.lo());
-    (mid, rad.next_up())
-}
-
-fn vec_mid_rad(v: &IntervalVec3) -> (DVec3, DVec3) {
-    let (x, rx) = mid_rad(v.x);
-    let (y, ry) = mid_rad(v.y);
-    let (z, rz) = mid_rad(v.z);
-    (DVec3::new(x, y, z), DVec3::new(rx, ry, rz))
-}
-
-fn mat_mid_rad(m: &IntervalMat3) -> (DMat3, DMat3) {
-    let (x, rx) = vec_mid_rad(&m.x_axis);
-    let (y, ry) = vec_mid_rad(&m.y_axis);
-    let (z, rz) = vec_mid_rad(&m.z_axis);
-    (DMat3::from_cols(x, y, z), DMat3::from_cols(rx, ry, rz))
 }
 
 impl RelativePose {
@@ -162,10 +142,6 @@ fn add_rounding(r: DMat3, size: &DMat3) -> DMat3 {
         col(r.y_axis, size.y_axis),
         col(r.z_axis, size.z_axis),
     )
-}
-
-fn abs_mat(m: &DMat3) -> DMat3 {
-    DMat3::from_cols(m.x_axis.abs(), m.y_axis.abs(), m.z_axis.abs())
 }
 
 /// Entry `(row, col)`.
@@ -313,6 +289,7 @@ pub fn obb_overlap_placed(a: &Obb, b: &PlacedObb, separation: f64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use armature_interval_taylor::{Interval, IntervalMat3, IntervalVec3};
     use glam::DAffine3;
 
     fn unit_box(center: DVec3) -> Obb {

@@ -201,55 +201,35 @@ fn emit(
             equations.push(e);
         }
     };
-    for &v in &ia {
-        push(
-            Key::VertexFace {
-                pair,
-                link_vertex: true,
-                vertex: v,
-                triangle: tb,
-            },
-            Equation {
-                kind: Kind::VertexFace,
-                pair,
-                bodies: [a.body, b.body, b.body, b.body],
-                points: [
-                    va[v as usize],
-                    vb[ib[0] as usize],
-                    vb[ib[1] as usize],
-                    vb[ib[2] as usize],
-                ],
-                vertices: [v, ib[0], ib[1], ib[2]],
-                triangles: [ta, tb],
-                first_is_link: true,
-                start,
-            },
-        );
-    }
-    for &v in &ib {
-        push(
-            Key::VertexFace {
-                pair,
-                link_vertex: false,
-                vertex: v,
-                triangle: ta,
-            },
-            Equation {
-                kind: Kind::VertexFace,
-                pair,
-                bodies: [b.body, a.body, a.body, a.body],
-                points: [
-                    vb[v as usize],
-                    va[ia[0] as usize],
-                    va[ia[1] as usize],
-                    va[ia[2] as usize],
-                ],
-                vertices: [v, ia[0], ia[1], ia[2]],
-                triangles: [ta, tb],
-                first_is_link: false,
-                start,
-            },
-        );
+    // The vertices of each side against the other side's face.
+    let sides = [(true, a, ia, b, ib, tb), (false, b, ib, a, ia, ta)];
+    for (link_vertex, vs, iv, fs, iface, face) in sides {
+        let (pv, pf) = (vs.mesh.vertices(), fs.mesh.vertices());
+        for &v in &iv {
+            push(
+                Key::VertexFace {
+                    pair,
+                    link_vertex,
+                    vertex: v,
+                    triangle: face,
+                },
+                Equation {
+                    kind: Kind::VertexFace,
+                    pair,
+                    bodies: [vs.body, fs.body, fs.body, fs.body],
+                    points: [
+                        pv[v as usize],
+                        pf[iface[0] as usize],
+                        pf[iface[1] as usize],
+                        pf[iface[2] as usize],
+                    ],
+                    vertices: [v, iface[0], iface[1], iface[2]],
+                    triangles: [ta, tb],
+                    first_is_link: link_vertex,
+                    start,
+                },
+            );
+        }
     }
     for i in 0..3 {
         let (a0, a1) = (ia[i], ia[(i + 1) % 3]);
