@@ -443,3 +443,57 @@ fn pairs_within_the_threshold_are_not_culled() {
     let j = oracle.judge(&r, &q, &q1).unwrap();
     assert!(!j.is_defect(), "{j:?}");
 }
+
+/// M1's pipeline (stages 1+3) against the oracle on random motions of the
+/// Puma in both benchmark scenes, at M1's angles: no miss, no late time,
+/// no far witness; and the contact's witness is no nearer than the
+/// oracle's closest pair at that time, and within twice the threshold.
+#[test]
+fn elementary_stage_never_misses_on_the_puma_scenes() {
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/scenes");
+    for (file, angles, seed) in [
+        ("puma_pipes.ron", &[5.0, 15.0, 30.0][..], 0x0e1e_u64),
+        ("puma_amr.ron", &[30.0, 60.0][..], 0x0a3a),
+    ] {
+        let scene = Scene::from_file(data.join(file)).expect("benchmark scene loads");
+        let oracle = Oracle::new(&scene, OracleOptions::default().with_mode(Mode::Fast))
+            .expect("oracle builds");
+        let pipeline = Pipeline::builder()
+            .exact_stage(ExactStage::Elementary)
+            .build()
+            .expect("pipeline builds");
+        let mut prepared = pipeline.prepare(&scene).expect("scene prepares");
+        let limits = limits(&scene);
+        let mut rng = Rng(seed);
+        let mut statuses = BTreeMap::<String, usize>::new();
+        for &angle in angles {
+            for _ in 0..6 {
+                // Free starts, as the suite draws them.
+                let (q0, q1) = loop {
+                    let m = random_motion(&mut rng, &limits, f64::to_radians(angle));
+                    if !pipeline.collides(&scene, &m.0).expect("check runs") {
+                        break m;
+                    }
+                };
+                let r = prepared.first_contact(&q0, &q1).expect("query runs");
+                let j = oracle.judge(&r, &q0, &q1).expect("judge runs");
+                assert!(
+                    !j.is_defect(),
+                    "{file} {angle}°: {q0:?} → {q1:?}: {j:?}\n{r:?}"
+                );
+                if let Some(c) = r.contact {
+                    check_features(&scene, &c, file);
+                    let nearest = oracle.distance_at(&q0, &q1, c.time).expect("oracle runs");
+                    assert!(
+                        c.distance >= nearest - 1e-9
+                            && c.distance <= 2.0 * scene.distance_threshold(),
+                        "{file}: witness {} vs oracle {nearest}",
+                        c.distance
+                    );
+                }
+                *statuses.entry(format!("{:?}", r.status)).or_default() += 1;
+            }
+        }
+        assert!(statuses.len() >= 2, "{file}: {statuses:?}");
+    }
+}
