@@ -94,6 +94,40 @@ impl RelativePose {
         }
     }
 
+    /// An enclosure of both enclosures' poses (entry by entry, rounded
+    /// outward).
+    #[must_use]
+    pub fn hull(&self, b: &Self) -> Self {
+        let hull = |m1: DVec3, r1: DVec3, m2: DVec3, r2: DVec3| {
+            let lo = (m1 - r1).min(m2 - r2);
+            let hi = (m1 + r1).max(m2 + r2);
+            let m = (lo + hi) * 0.5;
+            let r = ((hi - m).max(m - lo) + (hi.abs() + lo.abs()) * ROUNDING) * (1.0 + ROUNDING);
+            (m, r)
+        };
+        let col = |j: usize| {
+            hull(
+                self.rotation.col(j),
+                self.rotation_radius.col(j),
+                b.rotation.col(j),
+                b.rotation_radius.col(j),
+            )
+        };
+        let (x, y, z) = (col(0), col(1), col(2));
+        let (t, tr) = hull(
+            self.translation,
+            self.translation_radius,
+            b.translation,
+            b.translation_radius,
+        );
+        Self::new(
+            DMat3::from_cols(x.0, y.0, z.0),
+            DMat3::from_cols(x.1, y.1, z.1),
+            t,
+            tr,
+        )
+    }
+
     /// Midpoint of the rotation's enclosure.
     #[must_use]
     pub const fn rotation(&self) -> &DMat3 {
@@ -416,6 +450,42 @@ mod tests {
                     rel.translation_radius[j],
                     exact.translation[j],
                 ));
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// The hull holds every entry range of both enclosures.
+        #[test]
+        fn hulls_hold_both(
+            m in proptest::array::uniform12(-5f64..5.0),
+            r in proptest::array::uniform12(0f64..0.5),
+            shift in -1f64..1.0,
+        ) {
+            let a = RelativePose::new(
+                DMat3::from_cols_slice(&m[..9]),
+                DMat3::from_cols_slice(&r[..9]),
+                DVec3::from_slice(&m[9..]),
+                DVec3::from_slice(&r[9..]),
+            );
+            let b = RelativePose::new(
+                a.rotation * shift,
+                a.rotation_radius * 0.5,
+                a.translation + DVec3::splat(shift),
+                a.translation_radius,
+            );
+            let h = a.hull(&b);
+            for x in [&a, &b] {
+                for j in 0..3 {
+                    for i in 0..3 {
+                        let (hm, hr) = (at(&h.rotation, i, j), at(&h.rotation_radius, i, j));
+                        let (xm, xr) = (at(&x.rotation, i, j), at(&x.rotation_radius, i, j));
+                        proptest::prop_assert!(hm - hr <= xm - xr && xm + xr <= hm + hr);
+                    }
+                    let (hm, hr) = (h.translation[j], h.translation_radius[j]);
+                    let (xm, xr) = (x.translation[j], x.translation_radius[j]);
+                    proptest::prop_assert!(hm - hr <= xm - xr && xm + xr <= hm + hr);
+                }
             }
         }
     }

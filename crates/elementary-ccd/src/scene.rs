@@ -270,7 +270,7 @@ pub struct ElementaryWorkspace {
     separation: Vec<f64>,
     levels: Vec<u32>,
     /// Per level `ℓ`, the pose enclosures of every link on each of the
-    /// `2^ℓ` sub-intervals (`link + links · k`), for the levels in use.
+    /// `2^ℓ` sub-intervals (`link + links · k`).
     level_poses: Vec<Vec<RelativePose>>,
     /// Per obstacle, its pose enclosures on the sub-intervals of its level.
     obstacle_poses: Vec<Vec<RelativePose>>,
@@ -285,8 +285,7 @@ pub struct ElementaryWorkspace {
     /// Per pair, the first piece on which it may have equations (its
     /// trees stay apart before, over a block of pieces).
     free_until: Vec<usize>,
-    /// Whether `level_poses[ℓ]` holds every link's bounds.
-    level_ready: Vec<bool>,
+
     traversal: TraversalWorkspace,
     solver: SolverWorkspace,
     distance: DistanceWorkspace,
@@ -493,7 +492,7 @@ impl<'a> ElementaryScene<'a> {
                 let mut level = top - aligned;
                 while level < finest {
                     let block = k >> (top - level);
-                    let rel = self.block_pose(&motion, pair, level, block, ws)?;
+                    let rel = self.block_pose(pair, level, block, ws)?;
                     if !self.traverse_pair(
                         i,
                         pair,
@@ -774,13 +773,18 @@ impl<'a> ElementaryScene<'a> {
         let n = self.body.tree().len();
         let top = ws.levels.iter().copied().max().unwrap_or(0) as usize;
         ws.level_poses.resize(top + 1, Vec::new());
-        ws.level_ready.clear();
-        ws.level_ready.resize(top + 1, false);
         ws.scratch.resize(n, IntervalAffine3::IDENTITY);
-        for level in 0..=top {
-            ws.level_poses[level].clear();
-            if ws.levels[..n].iter().any(|&r| r as usize == level) {
-                Self::fill_level(motion, level, ws)?;
+        // The finest level directly; each coarser piece as the hull of its
+        // two halves (an enclosure of the piece, and no looser than the
+        // enclosure computed over the whole piece at once).
+        Self::fill_level(motion, top, ws)?;
+        for level in (0..top).rev() {
+            let (coarse, fine) = ws.level_poses.split_at_mut(level + 1);
+            let (coarse, fine) = (&mut coarse[level], &fine[0]);
+            coarse.clear();
+            for k in 0..1usize << level {
+                let (left, right) = (2 * k * n, (2 * k + 1) * n);
+                coarse.extend((0..n).map(|i| fine[left + i].hull(&fine[right + i])));
             }
         }
         ws.obstacle_poses
@@ -815,7 +819,6 @@ impl<'a> ElementaryScene<'a> {
             motion.enclose_interval_into(t0, t1, &mut ws.scratch)?;
             table.extend(ws.scratch.iter().map(RelativePose::from_interval));
         }
-        ws.level_ready[level] = true;
         Ok(())
     }
 
@@ -823,16 +826,12 @@ impl<'a> ElementaryScene<'a> {
     /// `2^level` equal pieces of `[0, 1]`.
     fn block_pose(
         &self,
-        motion: &InBetweenMotion,
         pair: Pair,
         level: u32,
         block: usize,
         ws: &mut ElementaryWorkspace,
     ) -> Result<RelativePose, ElementaryError> {
         let level = level as usize;
-        if !ws.level_ready[level] {
-            Self::fill_level(motion, level, ws)?;
-        }
         let n = self.body.tree().len();
         let pa = ws.level_poses[level][block * n + pair.link];
         let pb = match pair.other {
