@@ -179,7 +179,7 @@ fn add_rounding(r: DMat3, size: &DMat3) -> DMat3 {
 }
 
 /// Entry `(row, col)`.
-#[inline]
+#[cfg(test)]
 fn at(m: &DMat3, row: usize, col: usize) -> f64 {
     m.col(col)[row]
 }
@@ -253,36 +253,34 @@ pub fn obb_overlap_placed(a: &Obb, b: &PlacedObb, separation: f64) -> bool {
     if cb.length() - cb_rad.length() > reach * (1.0 + ROUNDING) + ROUNDING * magnitude {
         return false;
     }
-    let ea = a.axes;
-    let ea_abs_t = abs_mat(&ea).transpose();
-    // R = Aᵀ (X B): midpoint and radius (each entry of an orthonormal
-    // product is at most 1 in size, so an absolute rounding term does).
-    let rm = ea.transpose() * b.axes;
-    let rr = ea_abs_t * b.axes_radius;
-    let rr = rr
-        + DMat3::from_cols(
-            DVec3::splat(ROUNDING),
-            DVec3::splat(ROUNDING),
-            DVec3::splat(ROUNDING),
-        );
-    // Centre of b in a's box frame.
-    let c = ea.transpose() * cb;
-    let c_rad = ea_abs_t * cb_rad + DVec3::splat(ROUNDING * magnitude);
-    // |R_kj| ≤ rabs_kj.
-    let rabs = abs_mat(&rm) + rr;
     let ha = a.half_extents;
     let hb = b.half_extents;
     let extent = ha.element_sum() + hb.element_sum();
     let slack = ROUNDING * (extent + magnitude) + separation;
-
-    // Axes of a.
+    // R = Aᵀ (X B), row by row (row k: a's axis k against b's axes), as
+    // midpoint and radius (each entry of an orthonormal product is at most
+    // 1 in size, so an absolute rounding term does); each of a's axes is
+    // tested as soon as its row is known.
+    let bt = b.axes.transpose();
+    let brt = b.axes_radius.transpose();
+    let mut rm = [DVec3::ZERO; 3];
+    let mut rr = [DVec3::ZERO; 3];
+    let mut rabs = [DVec3::ZERO; 3];
+    let mut c = DVec3::ZERO;
+    let mut c_rad = DVec3::ZERO;
     for k in 0..3 {
-        let lower = c[k].abs() - c_rad[k];
-        let rhs = ha[k] + hb.x * at(&rabs, k, 0) + hb.y * at(&rabs, k, 1) + hb.z * at(&rabs, k, 2);
-        if lower > rhs + slack {
+        let axis = a.axes.col(k);
+        rm[k] = bt * axis;
+        rr[k] = brt * axis.abs() + DVec3::splat(ROUNDING);
+        rabs[k] = rm[k].abs() + rr[k];
+        // Centre of b in a's box frame.
+        c[k] = axis.dot(cb);
+        c_rad[k] = axis.abs().dot(cb_rad) + ROUNDING * magnitude;
+        if c[k].abs() - c_rad[k] > ha[k] + hb.dot(rabs[k]) + slack {
             return false;
         }
     }
+    let at = |m: &[DVec3; 3], row: usize, col: usize| m[row][col];
     // Axes of b.
     for j in 0..3 {
         let mut mid = 0.0;
