@@ -18,6 +18,8 @@
 //! `A(t) + u·B(t) − v·C(t)`) where `A(t) = A₀ + t·A₁` etc. are computed once
 //! per query from the inputs.
 
+use core::ops::{Add, Mul, Sub};
+
 use glam::DVec3;
 
 /// `2^-45`: the relative part of the corner rounding bound (see [`eps_axis`]).
@@ -156,9 +158,12 @@ fn clamp01(x: f64) -> f64 {
     if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) }
 }
 
-/// Vertex–face: `F = A(t) − u·(B(t) + v·C(t))`.
-pub(crate) struct VfFn {
-    /// The scaled input points `[p, a, b, c]` at `t = 0` and `t = 1`.
+/// The coefficients of `F` shared by both queries: `A(t) = A₀ + t·A₁`
+/// (`a = [A₀, A₁]`), likewise `B`, `C`, and their projections on the
+/// filter direction.
+pub(crate) struct Coeffs {
+    /// The scaled input points at `t = 0` and `t = 1`: `[p, a, b, c]`
+    /// (vertex–face), resp. `[a₀, a₁, b₀, b₁]` (edge–edge).
     pub(crate) pts: [[DVec3; 2]; 4],
     pub(crate) a: [DVec3; 2],
     pub(crate) b: [DVec3; 2],
@@ -169,52 +174,113 @@ pub(crate) struct VfFn {
     pub(crate) dc: [f64; 2],
 }
 
+impl Coeffs {
+    /// The coefficients `[A, B, C]` and their projections on `dir` (zero
+    /// without a direction).
+    #[inline]
+    pub(crate) fn new(
+        pts: [[DVec3; 2]; 4],
+        [a, b, c]: [[DVec3; 2]; 3],
+        dir: Option<DVec3>,
+    ) -> Self {
+        let d = dir.unwrap_or(DVec3::ZERO);
+        let proj = |x: [DVec3; 2]| [d.dot(x[0]), d.dot(x[1])];
+        Self {
+            pts,
+            a,
+            b,
+            c,
+            da: proj(a),
+            db: proj(b),
+            dc: proj(c),
+        }
+    }
+
+    /// `(A(t), B(t), C(t))`, computed as in the corners.
+    #[inline]
+    fn at(&self, t: f64) -> (DVec3, DVec3, DVec3) {
+        (lin(&self.a, t), lin(&self.b, t), lin(&self.c, t))
+    }
+}
+
+/// A value the corner formulas run on: `DVec3` for `F`, `f64` for `d·F`
+/// (the same operations, componentwise, so the same rounding bound).
+trait Value:
+    Copy + Default + Add<Output = Self> + Sub<Output = Self> + Mul<f64, Output = Self>
+{
+}
+
+impl<T> Value for T where
+    T: Copy + Default + Add<Output = T> + Sub<Output = T> + Mul<f64, Output = T>
+{
+}
+
+/// `X(t) = X₀ + t·X₁`.
+#[inline]
+fn lin<T: Value>(x: &[T; 2], t: f64) -> T {
+    x[0] + x[1] * t
+}
+
+/// Vertex–face corner values `A(t) − u·(B(t) + v·C(t))`, index
+/// `4·ti + 2·ui + vi`.
+#[inline]
+fn vf_corners<T: Value>(a: &[T; 2], b: &[T; 2], c: &[T; 2], cell: &Cell) -> [T; 8] {
+    let mut out = [T::default(); 8];
+    for ti in 0..2 {
+        let t = cell.t[ti];
+        let (a, b, c) = (lin(a, t), lin(b, t), lin(c, t));
+        for vi in 0..2 {
+            let bc = b + c * cell.v[vi];
+            for ui in 0..2 {
+                out[4 * ti + 2 * ui + vi] = a - bc * cell.u[ui];
+            }
+        }
+    }
+    out
+}
+
+/// Edge–edge corner values `(A(t) + u·B(t)) − v·C(t)`, index
+/// `4·ti + 2·ui + vi`.
+#[inline]
+fn ee_corners<T: Value>(a: &[T; 2], b: &[T; 2], c: &[T; 2], cell: &Cell) -> [T; 8] {
+    let mut out = [T::default(); 8];
+    for ti in 0..2 {
+        let t = cell.t[ti];
+        let (a, b, c) = (lin(a, t), lin(b, t), lin(c, t));
+        for ui in 0..2 {
+            let ab = a + b * cell.u[ui];
+            for vi in 0..2 {
+                out[4 * ti + 2 * ui + vi] = ab - c * cell.v[vi];
+            }
+        }
+    }
+    out
+}
+
+/// Vertex–face: `F = A(t) − u·(B(t) + v·C(t))`.
+pub(crate) struct VfFn(pub(crate) Coeffs);
+
 impl Multilinear for VfFn {
     #[inline]
     fn corners(&self, cell: &Cell) -> [DVec3; 8] {
-        let mut out = [DVec3::ZERO; 8];
-        for ti in 0..2 {
-            let t = cell.t[ti];
-            let a = self.a[0] + self.a[1] * t;
-            let b = self.b[0] + self.b[1] * t;
-            let c = self.c[0] + self.c[1] * t;
-            for vi in 0..2 {
-                let bc = b + c * cell.v[vi];
-                for ui in 0..2 {
-                    out[4 * ti + 2 * ui + vi] = a - bc * cell.u[ui];
-                }
-            }
-        }
-        out
+        let k = &self.0;
+        vf_corners(&k.a, &k.b, &k.c, cell)
     }
 
     #[inline]
     fn dir_corners(&self, cell: &Cell) -> [f64; 8] {
-        let mut out = [0.0; 8];
-        for ti in 0..2 {
-            let t = cell.t[ti];
-            let a = self.da[0] + self.da[1] * t;
-            let b = self.db[0] + self.db[1] * t;
-            let c = self.dc[0] + self.dc[1] * t;
-            for vi in 0..2 {
-                let bc = b + c * cell.v[vi];
-                for ui in 0..2 {
-                    out[4 * ti + 2 * ui + vi] = a - bc * cell.u[ui];
-                }
-            }
-        }
-        out
+        let k = &self.0;
+        vf_corners(&k.da, &k.db, &k.dc, cell)
     }
+
     #[inline]
     fn eval(&self, t: f64, u: f64, v: f64) -> DVec3 {
-        let a = self.a[0] + self.a[1] * t;
-        let b = self.b[0] + self.b[1] * t;
-        let c = self.c[0] + self.c[1] * t;
+        let (a, b, c) = self.0.at(t);
         a - (b + c * v) * u
     }
 
     fn closest(&self, t: f64) -> (f64, f64) {
-        let [p, a, b, c] = self.pts.map(|x| at(&x, t));
+        let [p, a, b, c] = self.0.pts.map(|x| at(&x, t));
         let to_uv = |wb: f64, wc: f64| {
             let u = clamp01(wb + wc);
             let v = if u > 0.0 {
@@ -252,63 +318,29 @@ impl Multilinear for VfFn {
 }
 
 /// Edge–edge: `F = A(t) + u·B(t) − v·C(t)`.
-pub(crate) struct EeFn {
-    /// The scaled input points `[a₀, a₁, b₀, b₁]` at `t = 0` and `t = 1`.
-    pub(crate) pts: [[DVec3; 2]; 4],
-    pub(crate) a: [DVec3; 2],
-    pub(crate) b: [DVec3; 2],
-    pub(crate) c: [DVec3; 2],
-    pub(crate) da: [f64; 2],
-    pub(crate) db: [f64; 2],
-    pub(crate) dc: [f64; 2],
-}
+pub(crate) struct EeFn(pub(crate) Coeffs);
 
 impl Multilinear for EeFn {
     #[inline]
     fn corners(&self, cell: &Cell) -> [DVec3; 8] {
-        let mut out = [DVec3::ZERO; 8];
-        for ti in 0..2 {
-            let t = cell.t[ti];
-            let a = self.a[0] + self.a[1] * t;
-            let b = self.b[0] + self.b[1] * t;
-            let c = self.c[0] + self.c[1] * t;
-            for ui in 0..2 {
-                let ab = a + b * cell.u[ui];
-                for vi in 0..2 {
-                    out[4 * ti + 2 * ui + vi] = ab - c * cell.v[vi];
-                }
-            }
-        }
-        out
+        let k = &self.0;
+        ee_corners(&k.a, &k.b, &k.c, cell)
     }
 
     #[inline]
     fn dir_corners(&self, cell: &Cell) -> [f64; 8] {
-        let mut out = [0.0; 8];
-        for ti in 0..2 {
-            let t = cell.t[ti];
-            let a = self.da[0] + self.da[1] * t;
-            let b = self.db[0] + self.db[1] * t;
-            let c = self.dc[0] + self.dc[1] * t;
-            for ui in 0..2 {
-                let ab = a + b * cell.u[ui];
-                for vi in 0..2 {
-                    out[4 * ti + 2 * ui + vi] = ab - c * cell.v[vi];
-                }
-            }
-        }
-        out
+        let k = &self.0;
+        ee_corners(&k.da, &k.db, &k.dc, cell)
     }
+
     #[inline]
     fn eval(&self, t: f64, u: f64, v: f64) -> DVec3 {
-        let a = self.a[0] + self.a[1] * t;
-        let b = self.b[0] + self.b[1] * t;
-        let c = self.c[0] + self.c[1] * t;
+        let (a, b, c) = self.0.at(t);
         (a + b * u) - c * v
     }
 
     fn closest(&self, t: f64) -> (f64, f64) {
-        let [a0, a1, b0, b1] = self.pts.map(|x| at(&x, t));
+        let [a0, a1, b0, b1] = self.0.pts.map(|x| at(&x, t));
         let (d1, d2, r) = (a1 - a0, b1 - b0, a0 - b0);
         let (aa, bb, ee) = (d1.dot(d1), d1.dot(d2), d2.dot(d2));
         let (cc, ff) = (d1.dot(r), d2.dot(r));
@@ -864,6 +896,15 @@ pub(crate) fn scale_sep(s: f64, f: f64) -> f64 {
     if r / f == s { r } else { r.next_up() }
 }
 
+/// The per-axis rounding bound `ε` of computed corner values (see
+/// [`eps_axis`]; `m_axis` the per-axis largest absolute input coordinate)
+/// and the per-axis rejection bound `s + ε`, rounded up.
+#[inline]
+pub(crate) fn axis_bounds(s: f64, m_axis: DVec3) -> (DVec3, DVec3) {
+    let eps = DVec3::new(eps_axis(m_axis.x), eps_axis(m_axis.y), eps_axis(m_axis.z));
+    (eps, (DVec3::splat(s) + eps) * UP)
+}
+
 /// Builds the per-query search constants.
 pub(crate) fn make_search(
     s: f64,
@@ -874,8 +915,7 @@ pub(crate) fn make_search(
     max_iterations: usize,
     plane: Option<PlaneCubic>,
 ) -> Search {
-    let eps = DVec3::new(eps_axis(m_axis.x), eps_axis(m_axis.y), eps_axis(m_axis.z));
-    let bound = (DVec3::splat(s) + eps) * UP;
+    let (eps, bound) = axis_bounds(s, m_axis);
     let dir_bound = dir.map(|d| {
         // Corner error of d·F: the projected coefficients add 3 roundings
         // (γ₁₁·Σ|dᵢ|·18mᵢ < 2·Σ|dᵢ|·εᵢ, see `eps_axis`); |d| ≤ 1 + 4u.

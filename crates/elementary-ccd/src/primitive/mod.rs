@@ -91,7 +91,7 @@ use glam::DVec3;
 use rayon::prelude::*;
 
 use crate::error::ElementaryError;
-use inclusion::{EeFn, Found, VfFn};
+use inclusion::{Coeffs, EeFn, Found, VfFn};
 
 /// Options of the primitive queries.
 ///
@@ -393,65 +393,33 @@ fn max_norm(xs: &[DVec3]) -> f64 {
 fn vf_run(q: &VertexFace, o: &PrimitiveOptions) -> Option<PrimitiveToi> {
     let (p, s, m) = prepare(&q.points(), o.min_separation);
     let [p0, p1, a0, b0, c0, a1, b1, c1] = p;
-    let mg = m.max_element();
 
     // Root box in L∞ first: the corners are the vertex minus a triangle
     // corner at the same time (computed with one rounding, within ε).
-    let bound = (DVec3::splat(s)
-        + DVec3::new(
-            inclusion::eps_axis(m.x),
-            inclusion::eps_axis(m.y),
-            inclusion::eps_axis(m.z),
-        ))
-        * (1.0 + 1.0 / 1_125_899_906_842_624.0);
     let r = [p0 - a0, p0 - b0, p0 - c0, p1 - a1, p1 - b1, p1 - c1];
-    if root_excluded(&r, bound) {
+    if root_excluded(&r, s, m) {
         return None;
     }
 
     let e1 = [b0 - a0, b1 - a1];
     let e2 = [c0 - a0, c1 - a1];
     let w = [p0 - a0, p1 - a1];
-    let plane = inclusion::PlaneCubic::new(e1, e2, w, s, mg);
-    if plane.as_ref().is_some_and(inclusion::PlaneCubic::separated) {
-        return None;
-    }
-    let dir = inclusion::filter_direction(e1, e2);
-    let tau = inclusion::effective_tau(o.time_tolerance);
-    let dd = max_norm(&[p1 - p0, a1 - a0, b1 - b0, c1 - c0]);
-    let ll = max_norm(&[b0 - a0, c0 - b0, a0 - c0, b1 - a1, c1 - b1, a1 - c1]);
-    let delta = 2.0 * tau * (dd + ll);
-
-    let ka = [p0 - a0, (p1 - p0) - (a1 - a0)];
-    let kb = [b0 - a0, (b1 - b0) - (a1 - a0)];
-    let kc = [c0 - b0, (c1 - c0) - (b1 - b0)];
-    let d = dir.unwrap_or(DVec3::ZERO);
-    let f = VfFn {
-        pts: [[p0, p1], [a0, a1], [b0, b1], [c0, c1]],
-        a: ka,
-        b: kb,
-        c: kc,
-        da: [d.dot(ka[0]), d.dot(ka[1])],
-        db: [d.dot(kb[0]), d.dot(kb[1])],
-        dc: [d.dot(kc[0]), d.dot(kc[1])],
-    };
-    let k = inclusion::make_search(s, m, dir, tau, delta, o.max_iterations, plane);
-    inclusion::search(&f, &k).map(PrimitiveToi::from_found)
+    filter_and_search(e1, e2, w, s, m, o, |dir| {
+        let dd = max_norm(&[p1 - p0, a1 - a0, b1 - b0, c1 - c0]);
+        let ll = max_norm(&[b0 - a0, c0 - b0, a0 - c0, b1 - a1, c1 - b1, a1 - c1]);
+        let ka = [p0 - a0, (p1 - p0) - (a1 - a0)];
+        let kb = [b0 - a0, (b1 - b0) - (a1 - a0)];
+        let kc = [c0 - b0, (c1 - c0) - (b1 - b0)];
+        let pts = [[p0, p1], [a0, a1], [b0, b1], [c0, c1]];
+        (dd + ll, VfFn(Coeffs::new(pts, [ka, kb, kc], dir)))
+    })
 }
 
 /// Edge–edge CCD without validation.
 fn ee_run(q: &EdgeEdge, o: &PrimitiveOptions) -> Option<PrimitiveToi> {
     let (p, s, m) = prepare(&q.points(), o.min_separation);
     let [a00, a10, a01, a11, b00, b10, b01, b11] = p; // [endpoint][time]
-    let mg = m.max_element();
 
-    let bound = (DVec3::splat(s)
-        + DVec3::new(
-            inclusion::eps_axis(m.x),
-            inclusion::eps_axis(m.y),
-            inclusion::eps_axis(m.z),
-        ))
-        * (1.0 + 1.0 / 1_125_899_906_842_624.0);
     let r = [
         a00 - b00,
         a00 - b10,
@@ -462,44 +430,30 @@ fn ee_run(q: &EdgeEdge, o: &PrimitiveOptions) -> Option<PrimitiveToi> {
         a11 - b01,
         a11 - b11,
     ];
-    if root_excluded(&r, bound) {
+    if root_excluded(&r, s, m) {
         return None;
     }
 
     let e1 = [a10 - a00, a11 - a01];
     let e2 = [b10 - b00, b11 - b01];
     let w = [a00 - b00, a01 - b01];
-    let plane = inclusion::PlaneCubic::new(e1, e2, w, s, mg);
-    if plane.as_ref().is_some_and(inclusion::PlaneCubic::separated) {
-        return None;
-    }
-    let dir = inclusion::filter_direction(e1, e2);
-    let tau = inclusion::effective_tau(o.time_tolerance);
-    let dd = max_norm(&[a01 - a00, a11 - a10, b01 - b00, b11 - b10]);
-    let ll = max_norm(&[e1[0], e1[1], e2[0], e2[1]]);
-    let delta = 2.0 * tau * (dd + ll);
-
-    let ka = [a00 - b00, (a01 - a00) - (b01 - b00)];
-    let kb = [a10 - a00, (a11 - a01) - (a10 - a00)];
-    let kc = [b10 - b00, (b11 - b01) - (b10 - b00)];
-    let d = dir.unwrap_or(DVec3::ZERO);
-    let f = EeFn {
-        pts: [[a00, a01], [a10, a11], [b00, b01], [b10, b11]],
-        a: ka,
-        b: kb,
-        c: kc,
-        da: [d.dot(ka[0]), d.dot(ka[1])],
-        db: [d.dot(kb[0]), d.dot(kb[1])],
-        dc: [d.dot(kc[0]), d.dot(kc[1])],
-    };
-    let k = inclusion::make_search(s, m, dir, tau, delta, o.max_iterations, plane);
-    inclusion::search(&f, &k).map(PrimitiveToi::from_found)
+    filter_and_search(e1, e2, w, s, m, o, |dir| {
+        let dd = max_norm(&[a01 - a00, a11 - a10, b01 - b00, b11 - b10]);
+        let ll = max_norm(&[e1[0], e1[1], e2[0], e2[1]]);
+        let ka = [a00 - b00, (a01 - a00) - (b01 - b00)];
+        let kb = [a10 - a00, (a11 - a01) - (a10 - a00)];
+        let kc = [b10 - b00, (b11 - b01) - (b10 - b00)];
+        let pts = [[a00, a01], [a10, a11], [b00, b01], [b10, b11]];
+        (dd + ll, EeFn(Coeffs::new(pts, [ka, kb, kc], dir)))
+    })
 }
 
-/// `true` when one axis of the root range (the corner differences, each
-/// within ε of exact) misses `[−bound, bound]`.
+/// `true` when one axis of the root range (the corner differences `r`,
+/// each within ε of exact) misses `[−s − ε, s + ε]` (`m` the per-axis
+/// maxima of the scaled points).
 #[inline]
-fn root_excluded(r: &[DVec3], bound: DVec3) -> bool {
+fn root_excluded(r: &[DVec3], s: f64, m: DVec3) -> bool {
+    let (_, bound) = inclusion::axis_bounds(s, m);
     let mut lo = r[0];
     let mut hi = r[0];
     for x in &r[1..] {
@@ -507,6 +461,34 @@ fn root_excluded(r: &[DVec3], bound: DVec3) -> bool {
         hi = hi.max(*x);
     }
     lo.cmpgt(bound).any() || hi.cmplt(-bound).any()
+}
+
+/// The rest of a query once its root box passed: the coplanarity filter
+/// with edges `e1`, `e2` and offset `w` (see [`inclusion::PlaneCubic`];
+/// `None` when it proves the distance stays above `s` on `[0, 1]`), then
+/// the inclusion search of the function `make` builds from the filter
+/// direction. `make` also returns `D + ℓ` (largest displacement plus
+/// longest edge, scaled), giving the accepted size `δ = 2τ·(D + ℓ)`.
+#[inline]
+fn filter_and_search<F: inclusion::Multilinear>(
+    e1: [DVec3; 2],
+    e2: [DVec3; 2],
+    w: [DVec3; 2],
+    s: f64,
+    m: DVec3,
+    o: &PrimitiveOptions,
+    make: impl FnOnce(Option<DVec3>) -> (f64, F),
+) -> Option<PrimitiveToi> {
+    let plane = inclusion::PlaneCubic::new(e1, e2, w, s, m.max_element());
+    if plane.as_ref().is_some_and(inclusion::PlaneCubic::separated) {
+        return None;
+    }
+    let dir = inclusion::filter_direction(e1, e2);
+    let tau = inclusion::effective_tau(o.time_tolerance);
+    let (reach, f) = make(dir);
+    let delta = 2.0 * tau * reach;
+    let k = inclusion::make_search(s, m, dir, tau, delta, o.max_iterations, plane);
+    inclusion::search(&f, &k).map(PrimitiveToi::from_found)
 }
 
 /// Continuous collision detection of a vertex against a triangle, both
