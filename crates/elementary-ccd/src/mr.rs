@@ -9,7 +9,9 @@
 //! underflow) covers both with room. This is several times cheaper than
 //! directed-rounding intervals, and as sound.
 
-use armature_interval_taylor::{Interval, IntervalAffine3, IntervalMat3, IntervalVec3};
+#[cfg(test)]
+use armature_interval_taylor::IntervalAffine3;
+use armature_interval_taylor::{Interval, IntervalMat3, IntervalVec3};
 use glam::{DMat3, DVec3};
 
 /// Relative rounding allowance of one operation.
@@ -224,7 +226,13 @@ pub(crate) fn abs_mat(m: &DMat3) -> DMat3 {
 }
 
 impl MrAffine {
+    /// From its parts: `R ∈ rm ± rr`, `T ∈ tm ± tr` (radii `≥ 0`).
+    pub(crate) const fn new(rm: DMat3, rr: DMat3, tm: DVec3, tr: DVec3) -> Self {
+        Self { rm, rr, tm, tr }
+    }
+
     /// The midpoint–radius form of an interval enclosure.
+    #[cfg(test)]
     pub(crate) fn from_interval(a: &IntervalAffine3) -> Self {
         let (rm, rr) = mat_mid_rad(&a.rotation);
         let (tm, tr) = vec_mid_rad(&a.translation);

@@ -15,9 +15,10 @@ use armature_bvh_geometry::query::{
 };
 use armature_interval_taylor::{Interval, IntervalAffine3};
 use armature_kinematics::{EnclosureKind, InBetweenMotion, LinkObb};
-use glam::{DAffine3, DVec3};
+use glam::{DAffine3, DMat3, DVec3};
 
 use crate::ElementaryError;
+use crate::mr::MrAffine;
 use crate::obb::RelativePose;
 use crate::solver::{
     Equation, Kind, PoseSource, Solution, SolverOptions, SolverStats, SolverWorkspace, solve,
@@ -314,8 +315,6 @@ pub struct ElementaryScene<'a> {
     hierarchy: DynamicLinkHierarchy,
     environment: EnvironmentHierarchy,
     link_obbs: Vec<Option<LinkObb>>,
-    /// The links and the moving obstacles (body indices).
-    moving: Vec<u32>,
 }
 
 fn geometry(body: &ArticulatedBody, link: usize) -> Result<&LinkGeometry, ElementaryError> {
@@ -360,16 +359,6 @@ impl<'a> ElementaryScene<'a> {
             hierarchy,
             environment: EnvironmentHierarchy::from_obstacles(obstacles)?,
             link_obbs: body.link_obbs()?,
-            moving: (0..body.tree().len())
-                .chain(
-                    obstacles
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, o)| !o.is_static())
-                        .map(|(i, _)| body.tree().len() + i),
-                )
-                .map(|b| b as u32)
-                .collect(),
         })
     }
 
@@ -461,6 +450,7 @@ impl<'a> ElementaryScene<'a> {
             scene: self,
             motion: &motion,
             pairs: &pairs,
+            chain: core::cell::RefCell::new(Vec::with_capacity(tree.len())),
         };
         let mut tstats = TraversalStats::default();
         let mut sstats = SolverStats::default();
@@ -813,15 +803,28 @@ impl<'a> ElementaryScene<'a> {
         ws: &mut ElementaryWorkspace,
     ) -> Result<(), ElementaryError> {
         let pieces = 1usize << level;
-        let n = ws.scratch.len();
+        let n = motion.local().len();
         let table = &mut ws.level_poses[level];
         table.clear();
         table.reserve(n * pieces);
         for k in 0..pieces {
             let (t0, t1) = piece(k, pieces);
-            motion.enclose_interval_into(t0, t1, &mut ws.scratch)?;
-            table.extend(ws.scratch.iter().map(RelativePose::from_interval));
+            // The chain in midpoint–radius form (`RelativePose::then`,
+            // `RelativePose::local_motion`): far cheaper than intervals
+            // with `sin`/`cos`, and as sound.
+            let base = table.len();
+            for (i, (local, parent)) in motion.local().iter().zip(motion.parents()).enumerate() {
+                let l = RelativePose::local_motion(local, t0, t1);
+                let w = match parent {
+                    Some(p) if *p < i => table[base + p].then(&l),
+                    _ => l,
+                };
+                table.push(w);
+            }
         }
+        // A non-finite enclosure (an overflowing motion) makes every box
+        // test answer "may overlap"; the solver's enclosures then report
+        // the motion.
         Ok(())
     }
 
@@ -953,6 +956,8 @@ struct Source<'s, 'a> {
     scene: &'s ElementaryScene<'a>,
     motion: &'s InBetweenMotion,
     pairs: &'s [Pair],
+    /// Scratch: each link's pose and derivative enclosures.
+    chain: core::cell::RefCell<Vec<(RelativePose, RelativePose)>>,
 }
 
 impl Source<'_, '_> {
@@ -1015,19 +1020,12 @@ impl Source<'_, '_> {
 }
 
 impl PoseSource for Source<'_, '_> {
-    fn moving_bodies(&self) -> &[u32] {
-        &self.scene.moving
-    }
-
-    fn enclose_static(&self, poses: &mut [IntervalAffine3], rates: &mut [IntervalAffine3]) {
+    fn enclose_static(&self, poses: &mut [MrAffine], rates: &mut [MrAffine]) {
         let n = self.scene.body.tree().len();
         for (o, obstacle) in self.scene.obstacles.iter().enumerate() {
             if let ObstacleMotion::Static(p) = obstacle.motion() {
-                poses[n + o] = IntervalAffine3::from_daffine3(p);
-                rates[n + o] = IntervalAffine3::new(
-                    armature_interval_taylor::IntervalMat3::default(),
-                    armature_interval_taylor::IntervalVec3::ZERO,
-                );
+                poses[n + o] = MrAffine::new(p.matrix3, DMat3::ZERO, p.translation, DVec3::ZERO);
+                rates[n + o] = MrAffine::new(DMat3::ZERO, DMat3::ZERO, DVec3::ZERO, DVec3::ZERO);
             }
         }
     }
@@ -1036,17 +1034,42 @@ impl PoseSource for Source<'_, '_> {
         &self,
         t0: f64,
         t1: f64,
-        poses: &mut [IntervalAffine3],
-        rates: &mut [IntervalAffine3],
+        poses: &mut [MrAffine],
+        rates: &mut [MrAffine],
     ) -> Result<(), ElementaryError> {
-        let n = self.scene.body.tree().len();
-        self.motion
-            .enclose_interval_rate_into(t0, t1, &mut poses[..n], &mut rates[..n])?;
+        if !(0.0..=t1).contains(&t0) || t1 > 1.0 {
+            return Err(armature_kinematics::KinematicsError::BadTime { t0, t1 }.into());
+        }
+        // The chain in midpoint–radius form, poses and derivatives
+        // together (`RelativePose::then`, `RelativePose::then_rate`).
+        let mut chain = self.chain.borrow_mut();
+        chain.clear();
+        for (i, (local, parent)) in self
+            .motion
+            .local()
+            .iter()
+            .zip(self.motion.parents())
+            .enumerate()
+        {
+            let l = RelativePose::local_motion(local, t0, t1);
+            let dl = RelativePose::local_rate(local, &l);
+            let (w, dw) = match parent {
+                Some(p) if *p < i => {
+                    let (wp, dwp) = chain[*p];
+                    (wp.then(&l), wp.then_rate(&dwp, &l, &dl))
+                }
+                _ => (l, dl),
+            };
+            chain.push((w, dw));
+            poses[i] = w.to_mr();
+            rates[i] = dw.to_mr();
+        }
+        let n = chain.len();
         for (o, obstacle) in self.scene.obstacles.iter().enumerate() {
             if let ObstacleMotion::Rigid { motion, .. } = obstacle.motion() {
-                let t = time(t0, t1)?;
-                poses[n + o] = motion.interval_enclosure(t)?;
-                rates[n + o] = motion.interval_rate_enclosure(t)?;
+                let w = RelativePose::local_motion(motion, t0, t1);
+                poses[n + o] = w.to_mr();
+                rates[n + o] = RelativePose::local_rate(motion, &w).to_mr();
             }
         }
         Ok(())

@@ -31,7 +31,7 @@
 //! Below the time tolerance an equation whose contact test may hold gives
 //! a contact at `l`, once the pair's triangles are within `2s` there.
 
-use armature_interval_taylor::{Interval, IntervalAffine3};
+use armature_interval_taylor::Interval;
 use glam::DVec3;
 
 use armature_bvh_geometry::query::{distance_point_triangle, distance_segment_segment};
@@ -211,13 +211,9 @@ impl Equation {
 /// Where the solver needs the bodies' poses: the pose enclosures over a
 /// time interval, with their time derivatives.
 pub(crate) trait PoseSource {
-    /// The bodies whose poses change with time (sorted); the others keep
-    /// the poses written by [`PoseSource::enclose_static`].
-    fn moving_bodies(&self) -> &[u32];
-
     /// Writes the (constant) poses of the bodies that do not move, and
     /// their zero derivatives.
-    fn enclose_static(&self, poses: &mut [IntervalAffine3], rates: &mut [IntervalAffine3]);
+    fn enclose_static(&self, poses: &mut [MrAffine], rates: &mut [MrAffine]);
 
     /// Writes the enclosures of every moving body's pose and of its
     /// derivative over `[t0, t1]` (entries indexed by body).
@@ -225,8 +221,8 @@ pub(crate) trait PoseSource {
         &self,
         t0: f64,
         t1: f64,
-        poses: &mut [IntervalAffine3],
-        rates: &mut [IntervalAffine3],
+        poses: &mut [MrAffine],
+        rates: &mut [MrAffine],
     ) -> Result<(), crate::ElementaryError>;
 
     /// Whether the triangles of `equation`'s pair are within `limit` at
@@ -287,13 +283,10 @@ struct Frame {
 /// Reusable buffers of the solver.
 #[derive(Debug, Default)]
 pub(crate) struct SolverWorkspace {
-    poses: Vec<IntervalAffine3>,
-    rates: Vec<IntervalAffine3>,
-    mid_poses: Vec<IntervalAffine3>,
-    mid_rates: Vec<IntervalAffine3>,
     mr_poses: Vec<MrAffine>,
     mr_rates: Vec<MrAffine>,
     mr_mid: Vec<MrAffine>,
+    mr_mid_rates: Vec<MrAffine>,
     /// Whether the static bodies' poses are in place for this query.
     static_ready: bool,
     lists: Vec<Vec<u32>>,
@@ -339,19 +332,14 @@ pub(crate) fn solve(
     if active.is_empty() {
         return Ok(Solution::None);
     }
-    ws.poses.resize(bodies, IntervalAffine3::IDENTITY);
-    ws.rates.resize(bodies, IntervalAffine3::IDENTITY);
-    ws.mid_poses.resize(bodies, IntervalAffine3::IDENTITY);
-    ws.mid_rates.resize(bodies, IntervalAffine3::IDENTITY);
     if !ws.static_ready {
-        source.enclose_static(&mut ws.poses, &mut ws.rates);
-        ws.mr_poses.clear();
-        ws.mr_poses
-            .extend(ws.poses.iter().map(MrAffine::from_interval));
-        ws.mr_rates.clear();
-        ws.mr_rates
-            .extend(ws.rates.iter().map(MrAffine::from_interval));
+        for v in [&mut ws.mr_poses, &mut ws.mr_rates] {
+            v.clear();
+            v.resize(bodies, MrAffine::default());
+        }
+        source.enclose_static(&mut ws.mr_poses, &mut ws.mr_rates);
         ws.mr_mid.clone_from(&ws.mr_poses);
+        ws.mr_mid_rates.clone_from(&ws.mr_rates);
         ws.static_ready = true;
     }
     ws.free.clear();
@@ -370,17 +358,7 @@ pub(crate) fn solve(
         if stats.intervals > options.max_intervals {
             return Ok(Solution::Exhausted { lower_bound: l });
         }
-        let mut poses = core::mem::take(&mut ws.poses);
-        let mut rates = core::mem::take(&mut ws.rates);
-        let result = source.enclose(l, r, &mut poses, &mut rates);
-        ws.poses = poses;
-        ws.rates = rates;
-        result?;
-        for &b in source.moving_bodies() {
-            let b = b as usize;
-            ws.mr_poses[b] = MrAffine::from_interval(&ws.poses[b]);
-            ws.mr_rates[b] = MrAffine::from_interval(&ws.rates[b]);
-        }
+        source.enclose(l, r, &mut ws.mr_poses, &mut ws.mr_rates)?;
         let m = 0.5 * (l + r);
         let narrow = r - l < tol;
         let splittable = r - l >= MIN_WIDTH && m > l && m < r;
@@ -422,16 +400,7 @@ pub(crate) fn solve(
                 let d = e.derivative(&p, &v).interval();
                 if !d.contains_zero() {
                     if !mid_ready {
-                        let mut mp = core::mem::take(&mut ws.mid_poses);
-                        let mut mr = core::mem::take(&mut ws.mid_rates);
-                        let result = source.enclose(m, m, &mut mp, &mut mr);
-                        ws.mid_poses = mp;
-                        ws.mid_rates = mr;
-                        result?;
-                        for &b in source.moving_bodies() {
-                            let b = b as usize;
-                            ws.mr_mid[b] = MrAffine::from_interval(&ws.mid_poses[b]);
-                        }
+                        source.enclose(m, m, &mut ws.mr_mid, &mut ws.mr_mid_rates)?;
                         mid_ready = true;
                     }
                     let pm = positions(e, &ws.mr_mid);

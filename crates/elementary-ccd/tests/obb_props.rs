@@ -138,6 +138,85 @@ proptest! {
     }
 }
 
+proptest! {
+    /// The midpoint–radius enclosures of local motions and of their
+    /// composition hold the poses at sampled times.
+    #[test]
+    fn local_motion_enclosures_hold_the_poses(
+        m1 in motion(),
+        m2 in motion(),
+        t in prop::array::uniform2(0f64..1.0),
+    ) {
+        let (t0, t1) = (t[0].min(t[1]), t[0].max(t[1]));
+        let (e1, e2) = (
+            RelativePose::local_motion(&m1, t0, t1),
+            RelativePose::local_motion(&m2, t0, t1),
+        );
+        let chain = e1.then(&e2);
+        for k in 0..=16 {
+            let s = t0 + (t1 - t0) * f64::from(k) / 16.0;
+            for (e, pose) in [
+                (&e1, m1.pose(s)),
+                (&e2, m2.pose(s)),
+                (&chain, m1.pose(s) * m2.pose(s)),
+            ] {
+                for j in 0..3 {
+                    let d = (pose.matrix3.col(j) - e.rotation().col(j)).abs();
+                    prop_assert!(d.cmple(e.rotation_radius().col(j)).all(), "{d} vs {e:?}");
+                }
+                let d = (pose.translation - e.translation()).abs();
+                prop_assert!(d.cmple(e.translation_radius()).all(), "{d} vs {e:?}");
+            }
+        }
+    }
+}
+
+proptest! {
+    /// The derivative enclosures of local motions and of their composition
+    /// hold the exact velocities of points at sampled times.
+    #[test]
+    fn rate_enclosures_hold_the_velocities(
+        m1 in motion(),
+        m2 in motion(),
+        p in prop::array::uniform3(-1f64..1.0),
+        t in prop::array::uniform2(0f64..1.0),
+    ) {
+        let p = DVec3::from_array(p);
+        let (t0, t1) = (t[0].min(t[1]), t[0].max(t[1]));
+        let (e1, e2) = (
+            RelativePose::local_motion(&m1, t0, t1),
+            RelativePose::local_motion(&m2, t0, t1),
+        );
+        let (d1, d2) = (
+            RelativePose::local_rate(&m1, &e1),
+            RelativePose::local_rate(&m2, &e2),
+        );
+        let d = e1.then_rate(&d1, &e2, &d2);
+        let cross = |a: DVec3| DMat3::from_cols(
+            DVec3::new(0.0, a.z, -a.y),
+            DVec3::new(-a.z, 0.0, a.x),
+            DVec3::new(a.y, -a.x, 0.0),
+        );
+        for k in 0..=16 {
+            let s = t0 + (t1 - t0) * f64::from(k) / 16.0;
+            let (a, b) = (m1.pose(s), m2.pose(s));
+            let da = cross(m1.axis) * a.matrix3 * m1.omega;
+            let db = cross(m2.axis) * b.matrix3 * m2.omega;
+            // d/dt (A (B p + t_b) + t_a).
+            let v = da * (b.matrix3 * p + b.translation)
+                + a.matrix3 * (db * p + m2.velocity)
+                + m1.velocity;
+            let enclosed = d.rotation() * p + d.translation();
+            let radius = d.rotation_radius() * p.abs() + d.translation_radius();
+            let slack = 1e-9 * (1.0 + v.abs().max_element());
+            prop_assert!(
+                (v - enclosed).abs().cmple(radius + DVec3::splat(slack)).all(),
+                "{v} vs {enclosed} ± {radius}"
+            );
+        }
+    }
+}
+
 /// A box passing through another between two samples of a coarse grid is
 /// still caught on the whole interval.
 #[test]
