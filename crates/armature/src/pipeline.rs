@@ -751,6 +751,7 @@ fn from_elementary(r: &ElementaryReport) -> CcdReport {
         triangle_b: c.triangle_b,
         distance: c.distance,
         point: c.point,
+        second_point: c.second_point,
         normal: c.normal,
         features: c.features,
     });

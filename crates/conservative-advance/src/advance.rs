@@ -354,6 +354,7 @@ impl Scene<'_> {
             distance: 0.0,
             point: (w.point_a + w.point_b) * 0.5,
             normal,
+            second_point: None,
             features: None,
         }))
     }
@@ -384,6 +385,7 @@ impl Scene<'_> {
             distance: d.distance,
             point: (d.point_a + d.point_b) * 0.5,
             normal,
+            second_point: None,
             features: None,
         })
     }

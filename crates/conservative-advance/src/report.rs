@@ -57,6 +57,10 @@ pub struct Contact {
     pub distance: f64,
     /// World point: the middle of the two closest points.
     pub point: DVec3,
+    /// The other end of the contact segment when two parallel edges touch
+    /// along a segment (the elementary stage reports two contacts then,
+    /// as M1); `None` otherwise and from conservative advancement.
+    pub second_point: Option<DVec3>,
     /// World unit normal pointing from the link towards the other object
     /// (the closest points' direction; at zero distance, the reversed
     /// normal of the other's triangle).

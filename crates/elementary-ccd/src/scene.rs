@@ -192,6 +192,9 @@ pub struct ElementaryContact {
     pub distance: f64,
     /// World point: the middle of the two triangles' closest points.
     pub point: DVec3,
+    /// For two parallel edges touching along a segment, the other end of
+    /// that segment (M1 reports two contacts then); `None` otherwise.
+    pub second_point: Option<DVec3>,
     /// World unit normal from the link towards the other (zero when the
     /// triangles intersect and no direction is defined).
     pub normal: DVec3,
@@ -694,6 +697,7 @@ impl<'a> ElementaryScene<'a> {
                 triangle_b: n.triangle_b,
                 distance: n.distance,
                 point: (n.point_a + n.point_b) * 0.5,
+                second_point: None,
                 normal: (n.point_b - n.point_a).normalize_or_zero(),
             }));
         }
@@ -709,6 +713,7 @@ impl<'a> ElementaryScene<'a> {
                 triangle_b: w.triangle_b,
                 distance: 0.0,
                 point: (w.point_a + w.point_b) * 0.5,
+                second_point: None,
                 normal: (w.point_b - w.point_a).normalize_or_zero(),
             }));
         }
@@ -991,6 +996,22 @@ impl Source<'_, '_> {
         let (ta, tb, pair) = self.triangles(e, t)?;
         let c = closest_points_triangle_triangle(&ta, &tb);
         let v = e.vertices;
+        let second_point = if e.kind == Kind::EdgeEdge {
+            let (pa, pb) = self.poses_at(pair, t)?;
+            parallel_contact(
+                [
+                    pa.transform_point3(e.points[0]),
+                    pa.transform_point3(e.points[1]),
+                ],
+                [
+                    pb.transform_point3(e.points[2]),
+                    pb.transform_point3(e.points[3]),
+                ],
+                (c.point_a + c.point_b) * 0.5,
+            )
+        } else {
+            None
+        };
         let features = match (e.kind, e.first_is_link) {
             (Kind::VertexFace, true) => FeaturePair::VertexFace {
                 vertex: v[0],
@@ -1014,9 +1035,56 @@ impl Source<'_, '_> {
             triangle_b: e.triangles[1],
             distance: c.distance,
             point: (c.point_a + c.point_b) * 0.5,
+            second_point,
             normal: (c.point_b - c.point_a).normalize_or_zero(),
         })
     }
+
+    /// The poses of the pair's link and of its other member at `t`.
+    fn poses_at(&self, pair: Pair, t: f64) -> Result<(DAffine3, DAffine3), ElementaryError> {
+        let mut poses = vec![DAffine3::IDENTITY; self.scene.body.tree().len()];
+        self.motion.poses_at(t, &mut poses)?;
+        Ok((
+            poses[pair.link],
+            self.scene.other_pose(pair.other, t, &poses),
+        ))
+    }
+}
+
+/// For two (nearly) parallel edges `a` and `b` in contact, which touch
+/// along a segment rather than at a point (M1 §5.2.1 reports two contacts
+/// then): the end of that segment other than `point`, the middle between
+/// the edges, or `None` for edges that are not parallel (the angle's sine
+/// above `1e-9`) or overlap at one point only.
+fn parallel_contact(a: [DVec3; 2], b: [DVec3; 2], point: DVec3) -> Option<DVec3> {
+    let (d1, d2) = (a[1] - a[0], b[1] - b[0]);
+    let (l1, l2) = (d1.length(), d2.length());
+    if !(l1 > 0.0 && l2 > 0.0) || d1.cross(d2).length() > 1e-9 * l1 * l2 {
+        return None;
+    }
+    let u = d1 / l1;
+    // The overlap of b's projection with a, along a.
+    let (s0, s1) = ((b[0] - a[0]).dot(u), (b[1] - a[0]).dot(u));
+    let (lo, hi) = (s0.min(s1).max(0.0), s0.max(s1).min(l1));
+    // NaN (a degenerate projection) gives no second contact either.
+    if (hi - lo).partial_cmp(&(1e-9 * l1)) != Some(core::cmp::Ordering::Greater) {
+        return None;
+    }
+    // Each end on a, moved halfway to b's line.
+    let offset = |s: f64| {
+        let p = a[0] + u * s;
+        let q = b[0] + d2 * ((p - b[0]).dot(d2) / (l2 * l2));
+        (p + q) * 0.5
+    };
+    let (e0, e1) = (offset(lo), offset(hi));
+    // The end farther from the reported point.
+    Some(
+        if (e0 - point).length_squared() >= (e1 - point).length_squared() {
+            e0
+        } else {
+            e1
+        },
+    )
 }
 
 impl PoseSource for Source<'_, '_> {
@@ -1081,5 +1149,25 @@ impl PoseSource for Source<'_, '_> {
         }
         let (ta, tb, _) = self.triangles(e, t)?;
         Ok(closest_points_triangle_triangle(&ta, &tb).distance <= limit)
+    }
+}
+
+#[cfg(test)]
+mod parallel_contact_tests {
+    use super::*;
+
+    #[test]
+    fn parallel_edges_touch_along_a_segment() {
+        let a = [DVec3::ZERO, DVec3::X * 2.0];
+        let b = [DVec3::new(1.0, 1e-5, 0.0), DVec3::new(3.0, 1e-5, 0.0)];
+        let p = parallel_contact(a, b, DVec3::new(1.0, 5e-6, 0.0));
+        let p = p.expect("two contacts");
+        assert!((p - DVec3::new(2.0, 5e-6, 0.0)).length() < 1e-12, "{p}");
+        // Crossing edges touch at one point.
+        let c = [DVec3::new(1.0, -1.0, 0.0), DVec3::new(1.0, 1.0, 0.0)];
+        assert!(parallel_contact(a, c, DVec3::X).is_none());
+        // Collinear edges meeting end to end touch at one point.
+        let d = [DVec3::X * 2.0, DVec3::X * 3.0];
+        assert!(parallel_contact(a, d, DVec3::X * 2.0).is_none());
     }
 }

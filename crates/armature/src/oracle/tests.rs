@@ -493,6 +493,7 @@ fn report(status: CcdStatus, toc: f64, contact_time: Option<f64>) -> CcdReport {
             distance: 0.0,
             point: DVec3::ZERO,
             normal: DVec3::X,
+            second_point: None,
             features: None,
         }),
         toc_lower_bound: toc,
