@@ -97,8 +97,6 @@ pub(crate) struct Cell {
     pub(crate) fresh_t: bool,
     /// The contact certificate has not yet been tried at this `t₀`.
     pub(crate) fresh_t0: bool,
-    /// Time's turn to be split (alternation with `u`, `v`).
-    pub(crate) t_turn: bool,
     /// A lower bound of the exact distance at `t₀` (−∞ when unknown).
     pub(crate) lb0: f64,
 }
@@ -118,7 +116,6 @@ impl Cell {
         v: [0.0, 1.0],
         fresh_t: false,
         fresh_t0: true,
-        t_turn: true,
         lb0: f64::NEG_INFINITY,
     };
 }
@@ -551,20 +548,12 @@ pub(crate) fn search<F: Multilinear>(f: &F, k: &Search) -> Option<Found> {
             (false, true) => Some(false),
             (false, false) => None,
         };
-        // Time and (u, v) alternate when both matter: time-only tests (the
-        // plane filter, the certificate) need fine times, the box tests
-        // need fine (u, v).
+        // Time first whenever it matters: the time-only tests (the plane
+        // filter, the certificate, the Lipschitz slab) resolve most boxes
+        // without any (u, v) split; (u, v) are split once time no longer
+        // matters (negligible contribution or width < τ).
         let choice = match (want_t, pick_uv) {
-            (true, Some(pu)) => {
-                if cell.t_turn {
-                    Split::T
-                } else if pu {
-                    Split::U
-                } else {
-                    Split::V
-                }
-            }
-            (true, None) => Split::T,
+            (true, _) => Split::T,
             (false, Some(true)) => Split::U,
             (false, Some(false)) => Split::V,
             (false, None) => {
@@ -595,14 +584,12 @@ pub(crate) fn search<F: Multilinear>(f: &F, k: &Search) -> Option<Found> {
                         fresh_t: true,
                         fresh_t0: true,
                         lb0: f64::NEG_INFINITY,
-                        t_turn: false,
                         ..cell
                     },
                     Cell {
                         t: [cell.t[0], m],
                         fresh_t: true,
                         fresh_t0: false,
-                        t_turn: false,
                         ..cell
                     },
                 )
@@ -614,14 +601,12 @@ pub(crate) fn search<F: Multilinear>(f: &F, k: &Search) -> Option<Found> {
                         u: [m, cell.u[1]],
                         fresh_t: false,
                         fresh_t0: false,
-                        t_turn: true,
                         ..cell
                     },
                     Cell {
                         u: [cell.u[0], m],
                         fresh_t: false,
                         fresh_t0: false,
-                        t_turn: true,
                         ..cell
                     },
                 )
@@ -633,14 +618,12 @@ pub(crate) fn search<F: Multilinear>(f: &F, k: &Search) -> Option<Found> {
                         v: [m, cell.v[1]],
                         fresh_t: false,
                         fresh_t0: false,
-                        t_turn: true,
                         ..cell
                     },
                     Cell {
                         v: [cell.v[0], m],
                         fresh_t: false,
                         fresh_t0: false,
-                        t_turn: true,
                         ..cell
                     },
                 )

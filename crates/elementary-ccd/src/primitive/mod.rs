@@ -74,9 +74,11 @@
 //!
 //! Boxes are explored depth-first, earlier times first, as a branch and
 //! bound on the earliest accepted `t₀` (a box is only skipped when its `t₀`
-//! is not earlier than an accepted one). Time and the larger of `u`, `v`
-//! are split in turn (a parameter whose contribution to the range is
-//! negligible is not split); no parameter is split below width `τ`.
+//! is not earlier than an accepted one). Time is split first (the
+//! time-only tests 3 and 5 and the certificate resolve most boxes without
+//! narrowing `u`, `v`); once time no longer matters, the larger of `u`, `v`
+//! is split (a parameter whose contribution to the range is negligible is
+//! not split); no parameter is split below width `τ`.
 //! A box is **accepted** (its `t₀` reported) when a *certificate* holds:
 //! at `t₀` the closest pair of points (found in `f64`, then re-evaluated
 //! with the multilinear formula and its bound) is within `s + 2τ(D + ℓ)`;
