@@ -8,6 +8,7 @@
 //! enclosing a 3° turn and a 1 cm shift; a point or an edge moving by
 //! about 1e-3 near a triangle or an edge.
 
+use armature_benches::BenchRng as Rng;
 use armature_bvh_geometry::bv::Obb;
 use armature_elementary_ccd::primitive::{
     EdgeEdge, PrimitiveOptions, VertexFace, edge_edge_ccd, vertex_face_ccd,
@@ -15,35 +16,10 @@ use armature_elementary_ccd::primitive::{
 use armature_elementary_ccd::{RelativePose, obb_overlap, obb_overlap_placed};
 use armature_kinematics::LocalMotion;
 use criterion::{Criterion, criterion_group, criterion_main};
-use glam::{DMat3, DQuat, DVec3};
+use glam::{DMat3, DVec3};
 use std::hint::black_box;
 
 const N: usize = 1024;
-
-/// xorshift64*: deterministic inputs without a dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        let bits = self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11;
-        bits as f64 / (1u64 << 53) as f64
-    }
-    fn vec(&mut self) -> DVec3 {
-        DVec3::new(self.next(), self.next(), self.next())
-    }
-    fn unit(&mut self) -> DVec3 {
-        (self.vec() - DVec3::splat(0.5))
-            .try_normalize()
-            .unwrap_or(DVec3::Z)
-    }
-    fn rotation(&mut self) -> DMat3 {
-        let axis = self.unit();
-        DMat3::from_quat(DQuat::from_axis_angle(axis, 6.3 * self.next()))
-    }
-}
 
 fn obb_tests(c: &mut Criterion) {
     let mut rng = Rng(0x5EED_0B0B_0000_0001);
@@ -98,7 +74,7 @@ fn primitives(c: &mut Criterion) {
                 .cross(face[2] - face[0])
                 .normalize_or_zero();
             let inside = (face[0] + face[1] + face[2]) / 3.0;
-            let p0 = inside + n * (rng.next() - 0.5) * 2e-3;
+            let p0 = inside + n * (rng.uniform01() - 0.5) * 2e-3;
             let moved = face.map(|p| p + small(&mut rng));
             VertexFace {
                 vertex: [p0, p0 + small(&mut rng)],

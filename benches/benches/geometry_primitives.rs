@@ -6,47 +6,29 @@
 //! centres in a box of side 0.5, so that some of the pairs intersect, and
 //! box and RSS pairs that partly overlap. The mix is printed after the run.
 
+use armature_benches::BenchRng as Rng;
 use armature_bvh_geometry::bv::{Obb, Rss};
 use armature_bvh_geometry::query::{
     closest_points_segment_segment, closest_points_triangle_triangle, distance_rss_rss,
     intersect_triangle_triangle, overlap_obb_obb,
 };
 use criterion::{Criterion, criterion_group, criterion_main};
-use glam::{DMat3, DQuat, DVec2, DVec3};
+use glam::{DVec2, DVec3};
 use std::hint::black_box;
 
 const N: usize = 1024;
 
-/// xorshift64*: deterministic inputs without a dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        let bits = self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11;
-        // 53 random bits → [0, 1); both casts are exact.
-        bits as f64 / (1u64 << 53) as f64
-    }
-    fn vec(&mut self) -> DVec3 {
-        DVec3::new(self.next(), self.next(), self.next())
-    }
-    fn rotation(&mut self) -> DMat3 {
-        let axis = (self.vec() - DVec3::splat(0.5))
-            .try_normalize()
-            .unwrap_or(DVec3::Z);
-        DMat3::from_quat(DQuat::from_axis_angle(axis, 6.3 * self.next()))
-    }
-    fn triangle(&mut self) -> [DVec3; 3] {
-        let c = self.vec();
-        [0, 1, 2].map(|_| c * 0.5 + (self.vec() - DVec3::splat(0.5)) * 0.6)
-    }
+/// A triangle about 0.6 across with its centre in a box of side 0.5.
+fn triangle(rng: &mut Rng) -> [DVec3; 3] {
+    let c = rng.vec();
+    [0, 1, 2].map(|_| c * 0.5 + (rng.vec() - DVec3::splat(0.5)) * 0.6)
 }
 
 fn primitives(c: &mut Criterion) {
     let mut rng = Rng(0x5EED_1234_ABCD_0001);
-    let tris: Vec<_> = (0..N).map(|_| (rng.triangle(), rng.triangle())).collect();
+    let tris: Vec<_> = (0..N)
+        .map(|_| (triangle(&mut rng), triangle(&mut rng)))
+        .collect();
     let segs: Vec<_> = (0..N)
         .map(|_| [rng.vec(), rng.vec(), rng.vec(), rng.vec()])
         .collect();

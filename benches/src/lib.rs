@@ -20,6 +20,40 @@ pub mod planner;
 use armature::{Pipeline, Scene};
 use glam::DVec3;
 
+/// xorshift64*: the deterministic inputs of the micro-benchmarks, with no
+/// dependency (uniform numbers, points, unit vectors and rotations).
+#[derive(Clone, Debug)]
+pub struct BenchRng(pub u64);
+
+impl BenchRng {
+    /// A number uniform in `[0, 1)` (53 random bits; both casts exact).
+    pub fn uniform01(&mut self) -> f64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        let bits = self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11;
+        bits as f64 / (1u64 << 53) as f64
+    }
+
+    /// A point uniform in `[0, 1)³`.
+    pub fn vec(&mut self) -> DVec3 {
+        DVec3::new(self.uniform01(), self.uniform01(), self.uniform01())
+    }
+
+    /// A unit vector (`z` for the rare draw at the centre).
+    pub fn unit(&mut self) -> DVec3 {
+        (self.vec() - DVec3::splat(0.5))
+            .try_normalize()
+            .unwrap_or(DVec3::Z)
+    }
+
+    /// A rotation about a random axis by an angle uniform in `[0, 6.3)`.
+    pub fn rotation(&mut self) -> glam::DMat3 {
+        let axis = self.unit();
+        glam::DMat3::from_quat(glam::DQuat::from_axis_angle(axis, 6.3 * self.uniform01()))
+    }
+}
+
 /// SplitMix64: deterministic numbers with no dependency.
 struct SplitMix(u64);
 
