@@ -238,8 +238,10 @@ pub struct ElementaryStats {
 ///
 /// - [`ElementaryStatus::Free`]: `d_p(t) > c_p` for every pair and `t`.
 /// - [`ElementaryStatus::Collides`]: the contact's time is never later
-///   than the first time any pair comes within its clearance, and its
-///   triangles are within `2c_p` there (with `δ = 0`: the contact's time
+///   than the first time any pair comes within its clearance, its
+///   triangles are within `2c_p` there, and within `c_p` before the time
+///   tolerance has passed (except on intervals refined below `10⁻¹³`,
+///   where the first condition alone holds) (with `δ = 0`: the contact's time
 ///   is within [`ElementaryOptions::time_tolerance`] before an interval on
 ///   which the features' interval tests could not exclude a contact).
 /// - [`ElementaryStatus::CollidingAtStart`]: some pair has `d_p(0) = 0`.

@@ -29,7 +29,9 @@
 //! Newton test (M1 eq. 18 with the band `[−s|n|, s|n|]` as target) excludes
 //! from one half, and recurses on `[l, m]` before `[m, r]`, earliest first.
 //! Below the time tolerance an equation whose contact test may hold gives
-//! a contact at `l`, once the pair's triangles are within `2s` there.
+//! a contact at `l`, once the pair's triangles are within `2s` there and
+//! within `s` at `r`: the pair breaks its clearance by `r`, so the time
+//! reported is less than the tolerance early.
 
 use armature_interval_taylor::Interval;
 use glam::DVec3;
@@ -382,7 +384,13 @@ pub(crate) fn solve(
                 if !e.contact_possible(&p, s) {
                     continue;
                 }
-                if source.witness_within(e, l, 2.0 * s)? {
+                // A contact at `l`: the witness within `2s` there, and,
+                // while the interval can still be split, within `s` at `r`
+                // (so the pair breaks its clearance by `r`, and the time
+                // reported is less than the tolerance early).
+                if source.witness_within(e, l, 2.0 * s)?
+                    && (!splittable || source.witness_within(e, r, s)?)
+                {
                     ws.lists[list] = active;
                     return Ok(Solution::Contact {
                         time: l,
