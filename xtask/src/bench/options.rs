@@ -402,7 +402,7 @@ mod tests {
         assert_eq!(f.oracle, OracleChoice::Fast);
         assert_eq!(
             (o.segments, o.suites.len(), o.segment_scenes.len()),
-            (300, 4, 5)
+            (300, 5, 5)
         );
         assert_eq!((q.segments, f.segments), (10, 300));
         let s = BenchOptions::parse(&args(&[
