@@ -21,8 +21,7 @@ const fn queries(quick: bool, full: bool) -> usize {
     if quick && !full { 20_000 } else { 1_000_000 }
 }
 
-/// Runs the four sets (see
-/// [`primitive_benchmark`](armature::elementary::primitive::bench::primitive_benchmark)).
+/// Runs the four sets (see [`primitive_benchmark`]).
 pub(crate) fn run(quick: bool, full: bool, seed: u64) -> PrimitiveSection {
     let n = queries(quick, full);
     eprintln!("primitive CCD: {n} queries per set …");
