@@ -456,6 +456,7 @@ impl<'a> ElementaryScene<'a> {
             motion: &motion,
             pairs: &pairs,
             chain: core::cell::RefCell::new(Vec::with_capacity(tree.len())),
+            poses: core::cell::RefCell::new(Vec::with_capacity(tree.len())),
         };
         let mut tstats = TraversalStats::default();
         let mut sstats = SolverStats::default();
@@ -491,15 +492,7 @@ impl<'a> ElementaryScene<'a> {
                 while level < finest {
                     let block = k >> (top - level);
                     let rel = self.block_pose(pair, level, block, ws)?;
-                    if !self.traverse_pair(
-                        i,
-                        pair,
-                        piece(block, 1 << level),
-                        &rel,
-                        true,
-                        ws,
-                        &mut tstats,
-                    )? {
+                    if !self.traverse_pair(i, pair, &rel, true, ws, &mut tstats)? {
                         ws.free_until[i] = (block + 1) << (top - level);
                         break;
                     }
@@ -515,7 +508,7 @@ impl<'a> ElementaryScene<'a> {
                     ws.pair_key[i] = Some(key);
                     let rel = self.relative_pose(pair, top, k, ws);
                     let from = ws.equations.len() as u32;
-                    self.traverse_pair(i, pair, window, &rel, false, ws, &mut tstats)?;
+                    self.traverse_pair(i, pair, &rel, false, ws, &mut tstats)?;
                     ws.pair_equations[i] = from..ws.equations.len() as u32;
                 }
                 ws.active.extend(ws.pair_equations[i].clone());
@@ -861,14 +854,12 @@ impl<'a> ElementaryScene<'a> {
         Ok(pb.inverse_then(&pa))
     }
 
-    /// Traverses the pair's trees over `window` with the relative pose
-    /// `rel` (see [`traverse`]).
-    #[allow(clippy::too_many_arguments)]
+    /// Traverses the pair's trees with the relative pose `rel` of a time
+    /// piece (see [`traverse`]).
     fn traverse_pair(
         &self,
         i: usize,
         pair: Pair,
-        window: (f64, f64),
         rel: &RelativePose,
         probe: bool,
         ws: &mut ElementaryWorkspace,
@@ -889,7 +880,6 @@ impl<'a> ElementaryScene<'a> {
                 tree: &b.obb_tree,
                 body: self.body_index(pair.other) as u32,
             },
-            window,
             rel,
             ws.separation[i],
             probe,
@@ -965,6 +955,8 @@ struct Source<'s, 'a> {
     pairs: &'s [Pair],
     /// Scratch: each link's pose and derivative enclosures.
     chain: core::cell::RefCell<Vec<(RelativePose, RelativePose)>>,
+    /// Scratch: every link's pose at one time (the witnesses').
+    poses: core::cell::RefCell<Vec<DAffine3>>,
 }
 
 impl Source<'_, '_> {
@@ -975,13 +967,9 @@ impl Source<'_, '_> {
         t: f64,
     ) -> Result<([glam::DVec3; 3], [glam::DVec3; 3], Pair), ElementaryError> {
         let pair = self.pairs[e.pair as usize];
-        let n = self.scene.body.tree().len();
-        let mut poses = vec![DAffine3::IDENTITY; n];
-        self.motion.poses_at(t, &mut poses)?;
         let ga = geometry(self.scene.body, pair.link)?;
         let gb = self.scene.other_geometry(pair.other)?;
-        let pa = poses[pair.link];
-        let pb = self.scene.other_pose(pair.other, t, &poses);
+        let (pa, pb) = self.poses_at(pair, t)?;
         let ta = ga
             .mesh
             .triangle(e.triangles[0] as usize)
@@ -1044,7 +1032,8 @@ impl Source<'_, '_> {
 
     /// The poses of the pair's link and of its other member at `t`.
     fn poses_at(&self, pair: Pair, t: f64) -> Result<(DAffine3, DAffine3), ElementaryError> {
-        let mut poses = vec![DAffine3::IDENTITY; self.scene.body.tree().len()];
+        let mut poses = self.poses.borrow_mut();
+        poses.resize(self.scene.body.tree().len(), DAffine3::IDENTITY);
         self.motion.poses_at(t, &mut poses)?;
         Ok((
             poses[pair.link],

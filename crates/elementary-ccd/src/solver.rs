@@ -65,9 +65,6 @@ pub(crate) struct Equation {
     pub(crate) triangles: [u32; 2],
     /// Whether the first two points belong to the pair's first body.
     pub(crate) first_is_link: bool,
-    /// No contact before this time (the traversal's first overlapping
-    /// sub-interval).
-    pub(crate) start: f64,
 }
 
 /// Bounds of the equation's function over an interval.
@@ -402,7 +399,7 @@ pub(crate) fn solve(
                     continue;
                 }
             }
-            let (mut in_left, mut in_right) = (e.start <= m, true);
+            let (mut in_left, mut in_right) = (true, true);
             if options.newton && !narrow {
                 let v = positions(e, &ws.mr_rates);
                 let d = e.derivative(&p, &v).interval();

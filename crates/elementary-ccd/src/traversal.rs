@@ -1,7 +1,7 @@
 //! The continuous OBB-tree traversal (M1 §5.1) that emits the elementary
 //! equations of the surviving triangle pairs (M1 §5.2.1).
 
-use std::collections::HashMap;
+use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use armature_bvh_geometry::bv::Obb;
@@ -76,7 +76,7 @@ pub(crate) struct TraversalWorkspace {
     /// The link's boxes placed in the other's frame (the stack holds
     /// indices: a placed box is large to copy).
     placed: Vec<PlacedObb>,
-    seen: HashMap<Key, u32, BuildHasherDefault<KeyHasher>>,
+    seen: HashSet<Key, BuildHasherDefault<KeyHasher>>,
 }
 
 impl TraversalWorkspace {
@@ -99,9 +99,9 @@ fn size(obb: &Obb) -> f64 {
 }
 
 /// Traverses the link's tree (`a`) against the other's (`b`) with the
-/// relative pose `rel` of the link's frame in the other's frame over
-/// `window`, pushing the equations of every overlapping leaf pair
-/// (starting at the window's start). Each box of the link's tree (the
+/// relative pose `rel` of the link's frame in the other's frame over a
+/// time piece, pushing the equations of every overlapping leaf pair. Each
+/// box of the link's tree (the
 /// smaller tree) is placed in the other's frame once
 /// ([`RelativePose::place`]) and tested against the boxes of the other it
 /// meets. With `probe`, nothing is emitted and the traversal stops at the
@@ -111,7 +111,6 @@ pub(crate) fn traverse(
     pair: u32,
     a: Side<'_>,
     b: Side<'_>,
-    window: (f64, f64),
     rel: &RelativePose,
     separation: f64,
     probe: bool,
@@ -143,7 +142,7 @@ pub(crate) fn traverse(
                 stats.leaf_pairs += 1;
                 for &ta in a.tree.leaf_triangles(node_a) {
                     for &tb in b.tree.leaf_triangles(node_b) {
-                        emit(pair, a, b, ta, tb, window.0, equations, ws);
+                        emit(pair, a, b, ta, tb, equations, ws);
                     }
                 }
                 continue;
@@ -174,8 +173,7 @@ fn sorted(x: u32, y: u32) -> [u32; 2] {
 }
 
 /// Pushes the 6 vertex–face and 9 edge–edge equations of triangle `ta` of
-/// `a` against triangle `tb` of `b` (each feature pair once per query; a
-/// repeated one keeps the earliest start).
+/// `a` against triangle `tb` of `b`, each feature pair once per traversal.
 #[allow(clippy::too_many_arguments)]
 fn emit(
     pair: u32,
@@ -183,7 +181,6 @@ fn emit(
     b: Side<'_>,
     ta: u32,
     tb: u32,
-    start: f64,
     equations: &mut Vec<Equation>,
     ws: &mut TraversalWorkspace,
 ) {
@@ -191,13 +188,8 @@ fn emit(
     let ib = b.mesh.indices()[tb as usize];
     let va = a.mesh.vertices();
     let vb = b.mesh.vertices();
-    let mut push = |key: Key, e: Equation| match ws.seen.get(&key) {
-        Some(&i) => {
-            let old = &mut equations[i as usize];
-            old.start = old.start.min(e.start);
-        }
-        None => {
-            ws.seen.insert(key, equations.len() as u32);
+    let mut push = |key: Key, e: Equation| {
+        if ws.seen.insert(key) {
             equations.push(e);
         }
     };
@@ -226,7 +218,6 @@ fn emit(
                     vertices: [v, iface[0], iface[1], iface[2]],
                     triangles: [ta, tb],
                     first_is_link: link_vertex,
-                    start,
                 },
             );
         }
@@ -254,7 +245,6 @@ fn emit(
                     vertices: [a0, a1, b0, b1],
                     triangles: [ta, tb],
                     first_is_link: true,
-                    start,
                 },
             );
         }
