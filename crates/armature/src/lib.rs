@@ -64,6 +64,7 @@ pub use armature_interval_taylor as interval;
 pub use armature_kinematics as kinematics;
 pub use armature_penetration_depth as pd;
 
+pub mod culling;
 mod error;
 #[cfg(feature = "oracle")]
 pub mod oracle;
@@ -71,6 +72,7 @@ pub mod pipeline;
 pub mod scene;
 pub mod scene_file;
 
+pub use culling::SweptVolumeCulling;
 pub use error::Error;
 pub use pipeline::{
     BroadPhase, CheckReport, ExactStage, Motion, PairWitness, Pipeline, PipelineBuilder, Prepared,

@@ -54,14 +54,17 @@ use armature_bvh_geometry::{Aabb, LinkGeometry};
 use armature_conservative_advance::{
     CcdOptions, CcdReport, CcdScene, CcdStats, CcdStatus, CcdWorkspace, Contact, Other,
 };
+use armature_elementary_ccd::PairCulling;
 use armature_elementary_ccd::{
     ElementaryContact, ElementaryOptions, ElementaryReport, ElementaryScene, ElementaryStatus,
     ElementaryWorkspace,
 };
+use armature_gpu_cullide::{CullideOptions, SweptOptions};
 use armature_kinematics::EnclosureKind;
 use glam::{DAffine3, DVec3};
 use rayon::prelude::*;
 
+use crate::culling::{Stage2, SweptVolumeCulling};
 use crate::{Error, Scene};
 
 /// How the broad phase encloses each link's box over the motion.
@@ -106,6 +109,8 @@ pub struct Pipeline {
     broad_phase: Option<BroadPhase>,
     exact: ExactStage,
     hierarchy_culling: bool,
+    swept_volume_culling: SweptVolumeCulling,
+    cullide_resolution: u32,
     time_tolerance: f64,
     temporal_culling: bool,
     projected_motion_bound: bool,
@@ -127,6 +132,8 @@ impl Default for Pipeline {
             broad_phase: None,
             exact: ExactStage::default(),
             hierarchy_culling: true,
+            swept_volume_culling: SweptVolumeCulling::Off,
+            cullide_resolution: CullideOptions::default().resolution,
             time_tolerance: ElementaryOptions::default().time_tolerance,
             temporal_culling: true,
             projected_motion_bound: true,
@@ -167,6 +174,24 @@ impl PipelineBuilder {
     #[must_use]
     pub const fn hierarchy_culling(mut self, on: bool) -> Self {
         self.pipeline.hierarchy_culling = on;
+        self
+    }
+
+    /// The elementary stage's stage 2, swept-volume culling with CULLIDE
+    /// (M1 §4.2; default [`SweptVolumeCulling::Off`]). With
+    /// [`PipelineBuilder::hierarchy_culling`] off it makes M1's `2+3`
+    /// ablation. Conservative advancement ignores it.
+    #[must_use]
+    pub const fn swept_volume_culling(mut self, mode: SweptVolumeCulling) -> Self {
+        self.pipeline.swept_volume_culling = mode;
+        self
+    }
+
+    /// Side of stage 2's square orthographic views in pixels (default
+    /// `256`, in `[16, 4096]`): finer views cull more and draw more.
+    #[must_use]
+    pub const fn cullide_resolution(mut self, pixels: u32) -> Self {
+        self.pipeline.cullide_resolution = pixels;
         self
     }
 
@@ -340,6 +365,13 @@ impl PipelineBuilder {
                 why: "must be at least 1",
             });
         }
+        if !(16..=4096).contains(&p.cullide_resolution) {
+            return Err(Error::InvalidOption {
+                name: "cullide_resolution",
+                value: f64::from(p.cullide_resolution),
+                why: "must lie in [16, 4096] pixels",
+            });
+        }
         if let Some(n) = p.threads {
             if n == 0 {
                 return Err(Error::InvalidOption {
@@ -389,6 +421,12 @@ impl Pipeline {
     #[must_use]
     pub const fn exact_stage(&self) -> ExactStage {
         self.exact
+    }
+
+    /// The elementary stage's stage 2.
+    #[must_use]
+    pub const fn swept_volume_culling(&self) -> SweptVolumeCulling {
+        self.swept_volume_culling
     }
 
     /// The threads of batch queries (`None`: rayon's global pool).
@@ -455,6 +493,13 @@ impl Pipeline {
                     &self.elementary_options(scene),
                 )?),
                 ElementaryWorkspace::new(),
+                Stage2::new(
+                    scene,
+                    self.swept_volume_culling,
+                    &SweptOptions::default(),
+                    &CullideOptions::default().with_resolution(self.cullide_resolution),
+                )?
+                .map(Box::new),
             ),
         };
         Ok(Prepared { scene, exact })
@@ -734,7 +779,23 @@ pub struct Prepared<'s> {
 #[derive(Debug)]
 enum Exact<'s> {
     Advancement(Box<CcdScene<'s>>, CcdWorkspace),
-    Elementary(Box<ElementaryScene<'s>>, ElementaryWorkspace),
+    Elementary(
+        Box<ElementaryScene<'s>>,
+        ElementaryWorkspace,
+        Option<Box<Stage2<'s>>>,
+    ),
+}
+
+/// One elementary query, with stage 2 when prepared.
+fn elementary_query(
+    scene: &mut ElementaryScene<'_>,
+    ws: &mut ElementaryWorkspace,
+    stage2: &mut Option<Box<Stage2<'_>>>,
+    q0: &[f64],
+    q1: &[f64],
+) -> Result<ElementaryReport, Error> {
+    let culling = stage2.as_deref_mut().map(|s| s as &mut dyn PairCulling);
+    Ok(scene.first_contact_culled(q0, q1, ws, culling)?)
 }
 
 /// The elementary stage's answer in the facade's report type (see
@@ -768,11 +829,12 @@ fn from_elementary(r: &ElementaryReport) -> CcdReport {
         clearance: r.clearance,
         stats: CcdStats {
             pairs_total: s.pairs_total,
-            pairs_after_spatial: s.pairs_after_hierarchy,
-            pairs_after_temporal: s.pairs_after_hierarchy,
+            pairs_after_spatial: s.pairs_after_culling,
+            pairs_after_temporal: s.pairs_after_culling,
             ca_iterations: s.intervals,
             distance_calls: s.equations,
             spatial_time: s.hierarchy_time,
+            culling_time: s.culling_time,
             temporal_time: s.traversal_time,
             advance_time: s.solver_time,
         },
@@ -795,7 +857,20 @@ impl Prepared<'_> {
         self.scene.check_configuration("q1", q1)?;
         match &mut self.exact {
             Exact::Advancement(ccd, ws) => Ok(ccd.first_contact(q0, q1, ws)?),
-            Exact::Elementary(scene, ws) => Ok(from_elementary(&scene.first_contact(q0, q1, ws)?)),
+            Exact::Elementary(scene, ws, stage2) => Ok(from_elementary(&elementary_query(
+                scene, ws, stage2, q0, q1,
+            )?)),
+        }
+    }
+
+    /// Which computation decides stage 2 (swept-volume culling): `GPU:`
+    /// and the adapter, or the CPU reference (with the reason when the GPU
+    /// was asked for and no adapter opened); `None` without stage 2.
+    #[must_use]
+    pub fn swept_volume_backend(&self) -> Option<&str> {
+        match &self.exact {
+            Exact::Elementary(_, _, Some(s)) => Some(s.description()),
+            _ => None,
         }
     }
 
@@ -814,7 +889,9 @@ impl Prepared<'_> {
         self.scene.check_configuration("q1", q1)?;
         match &mut self.exact {
             Exact::Advancement(..) => Ok(None),
-            Exact::Elementary(scene, ws) => Ok(Some(scene.first_contact(q0, q1, ws)?)),
+            Exact::Elementary(scene, ws, stage2) => {
+                Ok(Some(elementary_query(scene, ws, stage2, q0, q1)?))
+            }
         }
     }
 }

@@ -210,9 +210,16 @@ pub struct Scene {
     distance_threshold: f64,
     source: Option<PathBuf>,
     warnings: Vec<LoadWarning>,
+    /// The GPU devices of stage 2, shared by clones and threads.
+    gpu: Arc<crate::culling::GpuCache>,
 }
 
 impl Scene {
+    /// The GPU devices of stage 2 (built on first use).
+    pub(crate) fn gpu_cache(&self) -> &crate::culling::GpuCache {
+        &self.gpu
+    }
+
     /// A builder for a scene from code.
     #[must_use]
     pub fn builder() -> SceneBuilder {
@@ -755,6 +762,7 @@ impl SceneBuilder {
             distance_threshold: t,
             source: self.source,
             warnings,
+            gpu: Arc::default(),
         })
     }
 }

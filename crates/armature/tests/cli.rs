@@ -256,6 +256,58 @@ fn toc_elementary_stage_names_the_features() {
     insta::assert_snapshot!("toc_single_crate_elementary", redacted(&v));
 }
 
+/// Stage 2 (swept-volume culling) changes the work, not the answer; a
+/// resolution out of range is named by its flag.
+#[test]
+fn toc_swept_volume_culling_keeps_the_answer() {
+    let run = |culling: &str| {
+        json(&[
+            "toc",
+            "--scene",
+            SINGLE,
+            "--from",
+            "0,0,0",
+            "--to",
+            SINGLE_INTO_CRATE,
+            "--exact-stage",
+            "elementary",
+            "--swept-volume-culling",
+            culling,
+            "--cullide-resolution",
+            "64",
+            "--json",
+        ])
+    };
+    let off = run("off");
+    for culling in ["cpu", "gpu"] {
+        let v = run(culling);
+        check_toc_shape(&v);
+        assert_eq!(v["options"]["swept_volume_culling"], culling);
+        assert_eq!(v["status"], off["status"], "{culling}");
+        assert_eq!(v["toc"], off["toc"], "{culling}");
+        assert_eq!(v["pair"], off["pair"], "{culling}");
+        assert!(v["stats"]["culling_ms"].as_f64().is_some_and(|x| x >= 0.0));
+    }
+    fails(
+        &[
+            "toc",
+            "--scene",
+            SINGLE,
+            "--from",
+            "0,0,0",
+            "--to",
+            SINGLE_INTO_CRATE,
+            "--exact-stage",
+            "elementary",
+            "--swept-volume-culling",
+            "cpu",
+            "--cullide-resolution",
+            "8",
+        ],
+        &["--cullide-resolution", "[16, 4096]"],
+    );
+}
+
 #[test]
 fn toc_colliding_at_start() {
     let v = json(&[

@@ -88,6 +88,9 @@ pub struct CcdStats {
     pub distance_calls: usize,
     /// Time in the dynamic link hierarchy.
     pub spatial_time: Duration,
+    /// Time in swept-volume culling (stage 2 of M1's pipeline in the
+    /// facade; zero for conservative advancement).
+    pub culling_time: Duration,
     /// Time computing the pairs' lower bounds and sorting them.
     pub temporal_time: Duration,
     /// Time in conservative advancement.

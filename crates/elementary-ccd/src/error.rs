@@ -38,6 +38,9 @@ pub enum ElementaryError {
         /// The offending point.
         value: glam::DVec3,
     },
+    /// Stage 2 (swept-volume culling, plugged in by the caller) failed.
+    #[error("swept-volume culling: {0}")]
+    Culling(Box<dyn std::error::Error + Send + Sync>),
     /// A batch's output slice does not match its input slice.
     #[error("batch output holds {got} entries for {expected} queries")]
     BatchLength {

@@ -29,5 +29,5 @@ pub use primitive::{
 };
 pub use scene::{
     ElementaryContact, ElementaryOptions, ElementaryReport, ElementaryScene, ElementaryStats,
-    ElementaryStatus, ElementaryWorkspace, Other,
+    ElementaryStatus, ElementaryWorkspace, Other, PairCulling,
 };

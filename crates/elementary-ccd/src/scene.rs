@@ -207,6 +207,9 @@ pub struct ElementaryStats {
     pub pairs_total: usize,
     /// Pairs left by stage 1.
     pub pairs_after_hierarchy: usize,
+    /// Pairs left by stage 2 (swept-volume culling; equal to
+    /// [`ElementaryStats::pairs_after_hierarchy`] without it).
+    pub pairs_after_culling: usize,
     /// Continuous OBB/OBB tests of the traversal.
     pub obb_tests: usize,
     /// Overlapping leaf pairs.
@@ -219,8 +222,10 @@ pub struct ElementaryStats {
     pub evaluations: usize,
     /// Equations culled by the Newton test.
     pub newton_culls: usize,
-    /// Time in stage 1 and the start state.
+    /// Time in stage 1 and the start state (stage 2 not included).
     pub hierarchy_time: Duration,
+    /// Time in stage 2 (swept-volume culling).
+    pub culling_time: Duration,
     /// Time in the OBB-tree traversal, the refinement levels and the link
     /// bounds per sub-interval included.
     pub traversal_time: Duration,
@@ -260,6 +265,28 @@ pub struct ElementaryReport {
     pub clearance: f64,
     /// Counts and times.
     pub stats: ElementaryStats,
+}
+
+/// Stage 2 of M1, swept-volume culling (M1 §4.2), as this crate sees it:
+/// the facade plugs in an implementation (GPU or CPU CULLIDE) that this
+/// crate does not depend on.
+pub trait PairCulling {
+    /// Given the motion and the link–obstacle pairs `(link, obstacle)`
+    /// that stage 1 left, sets `keep[i] = false` for the pairs proven to
+    /// stay more than `clearance` apart over the whole motion `[0, 1]`
+    /// (`keep` starts all `true` and has one entry per pair). Leaving a
+    /// pair kept is always sound.
+    ///
+    /// # Errors
+    /// Any failure of the culling, reported as
+    /// [`ElementaryError::Culling`].
+    fn cull(
+        &mut self,
+        motion: &InBetweenMotion,
+        pairs: &[(usize, usize)],
+        clearance: f64,
+        keep: &mut [bool],
+    ) -> Result<(), ElementaryError>;
 }
 
 /// One tested pair.
@@ -404,6 +431,23 @@ impl<'a> ElementaryScene<'a> {
         q1: &[f64],
         ws: &mut ElementaryWorkspace,
     ) -> Result<ElementaryReport, ElementaryError> {
+        self.first_contact_culled(q0, q1, ws, None)
+    }
+
+    /// As [`ElementaryScene::first_contact`], with stage 2 between the
+    /// dynamic link hierarchy and the exact stage: `culling` drops the
+    /// link–obstacle pairs whose swept volumes it proves apart (M1's
+    /// `1+2+3` pipeline; `2+3` without [`ElementaryOptions::hierarchy_culling`]).
+    ///
+    /// # Errors
+    /// As [`ElementaryScene::first_contact`], and the culling's errors.
+    pub fn first_contact_culled(
+        &mut self,
+        q0: &[f64],
+        q1: &[f64],
+        ws: &mut ElementaryWorkspace,
+        culling: Option<&mut dyn PairCulling>,
+    ) -> Result<ElementaryReport, ElementaryError> {
         let tree = self.body.tree();
         let motion = InBetweenMotion::new(tree, q0, q1)?;
         let mut stats = ElementaryStats::default();
@@ -412,6 +456,13 @@ impl<'a> ElementaryScene<'a> {
         // Stage 1: the dynamic link hierarchy.
         let started = Instant::now();
         self.collect_pairs(&motion, ws, &mut stats)?;
+        // Stage 2: swept-volume culling of the link–obstacle pairs.
+        if let Some(culling) = culling {
+            let culled = Instant::now();
+            self.cull_pairs(&motion, culling, ws)?;
+            stats.culling_time = culled.elapsed();
+        }
+        stats.pairs_after_culling = ws.pairs.len();
         // The start state and each pair's clearance.
         ws.poses.resize(tree.len(), DAffine3::IDENTITY);
         motion.poses_at(0.0, &mut ws.poses)?;
@@ -421,7 +472,7 @@ impl<'a> ElementaryScene<'a> {
             let pair = ws.pairs[i];
             match self.start_state(pair, ws)? {
                 Start::Touching(c) => {
-                    stats.hierarchy_time = started.elapsed();
+                    stats.hierarchy_time = started.elapsed().saturating_sub(stats.culling_time);
                     return Ok(ElementaryReport {
                         status: ElementaryStatus::CollidingAtStart,
                         contact: Some(c),
@@ -437,7 +488,7 @@ impl<'a> ElementaryScene<'a> {
                 }
             }
         }
-        stats.hierarchy_time = started.elapsed();
+        stats.hierarchy_time = started.elapsed().saturating_sub(stats.culling_time);
 
         // Stage 3: the time sub-intervals in increasing time (M1 §5.1.1),
         // each traversed and solved before the next, so that the first
@@ -575,6 +626,43 @@ impl<'a> ElementaryScene<'a> {
     }
 
     /// The pairs to test: stage 1's, or every allowed pair.
+    /// Stage 2 over the link–obstacle pairs of `ws.pairs`; link–link pairs
+    /// stay.
+    fn cull_pairs(
+        &self,
+        motion: &InBetweenMotion,
+        culling: &mut dyn PairCulling,
+        ws: &mut ElementaryWorkspace,
+    ) -> Result<(), ElementaryError> {
+        let obstacle_pairs: Vec<(usize, usize)> = ws
+            .pairs
+            .iter()
+            .filter_map(|p| match p.other {
+                Other::Obstacle(o) => Some((p.link, o)),
+                Other::Link(_) => None,
+            })
+            .collect();
+        if obstacle_pairs.is_empty() {
+            return Ok(());
+        }
+        let mut keep = vec![true; obstacle_pairs.len()];
+        culling.cull(
+            motion,
+            &obstacle_pairs,
+            self.options.distance_threshold,
+            &mut keep,
+        )?;
+        let mut k = 0;
+        ws.pairs.retain(|p| match p.other {
+            Other::Obstacle(_) => {
+                k += 1;
+                keep[k - 1]
+            }
+            Other::Link(_) => true,
+        });
+        Ok(())
+    }
+
     fn collect_pairs(
         &mut self,
         motion: &InBetweenMotion,

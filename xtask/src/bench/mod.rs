@@ -70,6 +70,9 @@ pub(crate) fn bench(o: &BenchOptions) -> Result<()> {
         .context("oracle thread pool")?;
     let pipeline = Pipeline::builder().build()?;
     let variants = run::variants()?;
+    // Which computation decides stage 2 (the adapter's name, or why the
+    // CPU reference stands in), from the first scene prepared.
+    let mut stage2_backend: Option<String> = None;
     let mut summaries = Vec::new();
     let mut csv = String::new();
     let mut plots_out: Vec<(String, String)> = Vec::new();
@@ -91,6 +94,17 @@ pub(crate) fn bench(o: &BenchOptions) -> Result<()> {
             scene.num_obstacle_triangles(),
             load.elapsed().as_secs_f64()
         );
+        if stage2_backend.is_none() {
+            stage2_backend = variants
+                .iter()
+                .find(|v| v.name == run::M1_STAGES_1_2_3)
+                .map(|v| v.pipeline.prepare(&scene))
+                .transpose()?
+                .and_then(|p| p.swept_volume_backend().map(str::to_owned));
+            if let Some(b) = &stage2_backend {
+                eprintln!("stage 2 (swept-volume culling) runs on {b}");
+            }
+        }
         for (a, &angle) in o.angles_for(name).iter().enumerate() {
             let mut rng = run::Rng::new(o.seed, (k as u64) << 32 | a as u64);
             let label = format!("{name} {angle}°");
@@ -250,6 +264,10 @@ pub(crate) fn bench(o: &BenchOptions) -> Result<()> {
             |kb| format!("{:.0} MB", kb as f64 / 1024.0)
         ),
     );
+    let header = match &stage2_backend {
+        Some(b) => format!("{header} M1's stage 2 (swept-volume culling) ran on {b}."),
+        None => header,
+    };
     let mut md = if summaries.is_empty() {
         format!("{header}\n")
     } else {

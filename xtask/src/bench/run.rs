@@ -5,7 +5,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use armature::oracle::{Judgement, Mode, Oracle, OracleOptions, Verdict};
-use armature::{CcdReport, ExactStage, PathReport, PathStatus, Pipeline, Scene};
+use armature::{
+    CcdReport, ExactStage, PathReport, PathStatus, Pipeline, Scene, SweptVolumeCulling,
+};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::options::OracleChoice;
@@ -95,8 +97,10 @@ pub(crate) const DEFAULT_VARIANT: &str = "projected (default)";
 
 /// The ablation variants: the unprojected bound of M4 and temporal
 /// culling on pieces, alone and together; then M1's pipeline (the
-/// elementary exact stage) with and without its stage 1, the dynamic link
-/// hierarchy (M1's ablations `1+3` and `3`; stage 2 is the GPU crate's).
+/// elementary exact stage) in the ablations of M1's Tables 1 and 2:
+/// `1+2+3` (stage 2 on the GPU, and on the CPU reference), `1+3`, `2+3`
+/// and `3` (stage 1: the dynamic link hierarchy; stage 2: swept-volume
+/// culling with CULLIDE).
 ///
 /// # Errors
 /// None in practice (the options are valid).
@@ -117,17 +121,32 @@ pub(crate) fn variants() -> Result<Vec<Variant>> {
         })
     })
     .collect::<Result<_>>()?;
-    for (name, hierarchy) in [(M1_STAGES_1_3, true), (M1_STAGE_3, false)] {
+    for (name, hierarchy, culling) in [
+        (M1_STAGES_1_2_3, true, SweptVolumeCulling::Gpu),
+        (M1_STAGES_1_2CPU_3, true, SweptVolumeCulling::Cpu),
+        (M1_STAGES_1_3, true, SweptVolumeCulling::Off),
+        (M1_STAGES_2_3, false, SweptVolumeCulling::Gpu),
+        (M1_STAGE_3, false, SweptVolumeCulling::Off),
+    ] {
         out.push(Variant {
             name,
             pipeline: Pipeline::builder()
                 .exact_stage(ExactStage::Elementary)
                 .hierarchy_culling(hierarchy)
+                .swept_volume_culling(culling)
                 .build()?,
         });
     }
     Ok(out)
 }
+
+/// M1's whole pipeline: stage 2 on the GPU (the CPU reference when no
+/// adapter opens; the report says which).
+pub(crate) const M1_STAGES_1_2_3: &str = "M1 elementary, stages 1+2+3";
+/// M1's whole pipeline with stage 2 decided by the exact CPU reference.
+pub(crate) const M1_STAGES_1_2CPU_3: &str = "M1 elementary, stages 1+2 (CPU)+3";
+/// M1's pipeline without the dynamic link hierarchy.
+pub(crate) const M1_STAGES_2_3: &str = "M1 elementary, stages 2+3";
 
 /// M1's pipeline, stages 1 and 3 (the elementary exact stage after the
 /// dynamic link hierarchy).

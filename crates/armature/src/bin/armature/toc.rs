@@ -6,7 +6,10 @@ use std::time::{Duration, Instant};
 
 use armature::advance::CcdError;
 use armature::kinematics::JointSpaceMotion;
-use armature::{BroadPhase, CcdReport, CcdStatus, Error, ExactStage, Pipeline, Prepared, Scene};
+use armature::{
+    BroadPhase, CcdReport, CcdStatus, Error, ExactStage, Pipeline, Prepared, Scene,
+    SweptVolumeCulling,
+};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 
@@ -66,6 +69,14 @@ pub(crate) struct TocArgs {
     /// time below this width (default 1e-4).
     #[arg(long, value_name = "W")]
     time_tolerance: Option<f64>,
+    /// M1's stage 2 before the elementary stage: swept-volume culling with
+    /// CULLIDE on a GPU adapter (any, a software one included; the exact
+    /// CPU reference when none opens) or on the CPU reference.
+    #[arg(long, value_enum, value_name = "WHERE", default_value_t = CullingArg::Off)]
+    swept_volume_culling: CullingArg,
+    /// Side of stage 2's square views in pixels (default 256).
+    #[arg(long, value_name = "PIXELS")]
+    cullide_resolution: Option<u32>,
     /// Test every pair the boxes keep, without sorting them by lower bounds
     /// on their time of contact (the answer is the same).
     #[arg(long)]
@@ -87,6 +98,17 @@ enum ExactStageArg {
     Advancement,
     /// Elementary equations (M1).
     Elementary,
+}
+
+/// `--swept-volume-culling`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum CullingArg {
+    /// No stage 2.
+    Off,
+    /// CULLIDE on a GPU adapter.
+    Gpu,
+    /// The exact CPU reference.
+    Cpu,
 }
 
 /// `--broad-phase`.
@@ -135,6 +157,7 @@ struct OptionsJson {
     distance_threshold: f64,
     exact_stage: &'static str,
     broad_phase: &'static str,
+    swept_volume_culling: &'static str,
     temporal_culling: bool,
     max_iterations: usize,
     early_out: bool,
@@ -151,6 +174,7 @@ struct StatsJson {
     load_ms: f64,
     prepare_ms: f64,
     spatial_ms: f64,
+    culling_ms: f64,
     temporal_ms: f64,
     advance_ms: f64,
     total_ms: f64,
@@ -177,7 +201,15 @@ impl Setup {
                 ExactStageArg::Elementary => ExactStage::Elementary,
             })
             .temporal_culling(!args.no_temporal_culling)
+            .swept_volume_culling(match args.swept_volume_culling {
+                CullingArg::Off => SweptVolumeCulling::Off,
+                CullingArg::Gpu => SweptVolumeCulling::Gpu,
+                CullingArg::Cpu => SweptVolumeCulling::Cpu,
+            })
             .early_out(args.early_out);
+        if let Some(r) = args.cullide_resolution {
+            builder = builder.cullide_resolution(r);
+        }
         if let Some(t) = args.threshold {
             builder = builder.distance_threshold(t);
         }
@@ -205,6 +237,14 @@ impl Setup {
                 broad_phase: match pipeline.broad_phase() {
                     BroadPhase::Interval => "interval",
                     _ => "taylor",
+                },
+                swept_volume_culling: match (
+                    pipeline.exact_stage(),
+                    pipeline.swept_volume_culling(),
+                ) {
+                    (ExactStage::Elementary, SweptVolumeCulling::Gpu) => "gpu",
+                    (ExactStage::Elementary, SweptVolumeCulling::Cpu) => "cpu",
+                    _ => "off",
                 },
                 temporal_culling: options.temporal_culling,
                 max_iterations: options.max_ca_iterations_per_pair,
@@ -303,6 +343,7 @@ fn stats(report: &CcdReport, load: Duration, prepare: Duration, total: Duration)
         load_ms: ms(load),
         prepare_ms: ms(prepare),
         spatial_ms: ms(report.stats.spatial_time),
+        culling_ms: ms(report.stats.culling_time),
         temporal_ms: ms(report.stats.temporal_time),
         advance_ms: ms(report.stats.advance_time),
         total_ms: ms(total),
@@ -331,6 +372,7 @@ fn option_error(e: Error, scene: &Scene) -> Failure {
                 "distance_threshold" => "--threshold",
                 "max_iterations_per_pair" => "--max-iterations",
                 "time_tolerance" => "--time-tolerance",
+                "cullide_resolution" => "--cullide-resolution",
                 "threads" => "--threads",
                 other => other,
             };
