@@ -6,8 +6,10 @@
 //! their capsules over the motion (tessellated, dilated by the radius,
 //! the tessellation error and the clearance); CULLIDE then leaves the
 //! potentially colliding swept volumes and obstacles, and a pair goes on to
-//! the exact stage only when both of its members are left. Pairs with a
-//! moving obstacle always go on (its triangles are placed at one pose).
+//! the exact stage only when both of its members are left (the CPU
+//! reference, exact per pair, keeps exactly the pairs whose members meet).
+//! Pairs with a moving obstacle always go on (its triangles are placed at
+//! one pose).
 //!
 //! The GPU computation runs on any wgpu adapter, including a software one.
 //! One device and one upload of the obstacles serve every query on a scene
@@ -86,6 +88,10 @@ pub(crate) struct Stage2<'s> {
     links: Vec<usize>,
     candidates: Vec<usize>,
     poses: Vec<DAffine3>,
+    /// The pairs by swept-volume index, for the CPU reference.
+    indexed: Vec<(usize, usize)>,
+    /// Per pair, whether it stays.
+    decided: Vec<bool>,
 }
 
 impl core::fmt::Debug for Stage2<'_> {
@@ -137,6 +143,8 @@ impl<'s> Stage2<'s> {
             links: Vec::new(),
             candidates: Vec::new(),
             poses: Vec::new(),
+            indexed: Vec::new(),
+            decided: Vec::new(),
         }))
     }
 
@@ -146,12 +154,16 @@ impl<'s> Stage2<'s> {
         &self.description
     }
 
+    /// Sweeps the links of `pairs` and decides: per pair on the CPU (the
+    /// reference is exact per pair), per object on the GPU (a pair stays
+    /// when both its members are left).
     fn run(
         &mut self,
         motion: &InBetweenMotion,
         pairs: &[(usize, usize)],
         clearance: f64,
-    ) -> Result<CullResult, CullideError> {
+        keep: &mut Vec<bool>,
+    ) -> Result<(), CullideError> {
         self.links.clear();
         self.links.extend(pairs.iter().map(|p| p.0));
         self.links.sort_unstable();
@@ -167,13 +179,30 @@ impl<'s> Stage2<'s> {
                 .sweep(motion, l, [0.0, 1.0], clearance, &mut self.poses)?;
             self.swept.push(s);
         }
-        match &mut self.backend {
-            Backend::Cpu(c) => c.cull(&self.swept, &self.candidates),
+        let result: CullResult = match &mut self.backend {
+            Backend::Cpu(c) => {
+                self.indexed.clear();
+                for &(link, obstacle) in pairs {
+                    let i = self.links.binary_search(&link).unwrap_or(usize::MAX);
+                    self.indexed.push((i, obstacle));
+                }
+                return c.cull_pairs(&self.swept, &self.indexed, keep);
+            }
             Backend::Gpu(g) => g
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
-                .cull(&self.swept, &self.candidates),
+                .cull(&self.swept, &self.candidates)?,
+        };
+        keep.clear();
+        for &(link, obstacle) in pairs {
+            let l = self.links.binary_search(&link);
+            let o = self.candidates.binary_search(&obstacle);
+            keep.push(
+                !self.obstacles[obstacle].is_static()
+                    || matches!((l, o), (Ok(l), Ok(o)) if result.swept[l] && result.environment[o]),
+            );
         }
+        Ok(())
     }
 }
 
@@ -185,17 +214,12 @@ impl PairCulling for Stage2<'_> {
         clearance: f64,
         keep: &mut [bool],
     ) -> Result<(), ElementaryError> {
-        let result = self
-            .run(motion, pairs, clearance)
-            .map_err(|e| ElementaryError::Culling(Box::new(e)))?;
-        for (k, &(link, obstacle)) in keep.iter_mut().zip(pairs) {
-            if !self.obstacles[obstacle].is_static() {
-                continue;
-            }
-            let l = self.links.binary_search(&link);
-            let o = self.candidates.binary_search(&obstacle);
-            *k = matches!((l, o), (Ok(l), Ok(o)) if result.swept[l] && result.environment[o]);
+        let mut decided = core::mem::take(&mut self.decided);
+        let outcome = self.run(motion, pairs, clearance, &mut decided);
+        for (k, d) in keep.iter_mut().zip(&decided) {
+            *k = *d;
         }
-        Ok(())
+        self.decided = decided;
+        outcome.map_err(|e| ElementaryError::Culling(Box::new(e)))
     }
 }

@@ -84,6 +84,50 @@ impl<'a> CpuCullide<'a> {
         Ok(false)
     }
 
+        /// Per pair `(i, k)` of `pairs`, whether swept volume `swept[i]` may
+    /// meet obstacle `k`: exact per pair, a finer answer than the objects'
+    /// sets of [`CpuCullide::cull`] (which keep a swept volume and an
+    /// obstacle that each meet something, though not each other). Pairs
+    /// with a moving obstacle are kept.
+    ///
+    /// # Errors
+    /// As [`CpuCullide::overlaps`], and [`CullideError::Index`] for a swept
+    /// index out of range.
+    pub fn cull_pairs(
+        &mut self,
+        swept: &[SweptVolume],
+        pairs: &[(usize, usize)],
+        keep: &mut Vec<bool>,
+    ) -> Result<(), CullideError> {
+        keep.clear();
+        keep.resize(pairs.len(), true);
+        let mut prepared: Vec<Option<Option<PreparedSwept>>> = Vec::new();
+        prepared.resize_with(swept.len(), || None);
+        for (slot, &(i, k)) in keep.iter_mut().zip(pairs) {
+            let s = swept.get(i).ok_or(CullideError::Index {
+                what: "swept volume",
+                index: i,
+                len: swept.len(),
+            })?;
+            let o = self.obstacles.get(k).ok_or(CullideError::Index {
+                what: "environment object",
+                index: k,
+                len: self.obstacles.len(),
+            })?;
+            if !o.is_static() {
+                continue;
+            }
+            if prepared[i].is_none() {
+                prepared[i] = Some(PreparedSwept::new(s)?);
+            }
+            *slot = match &prepared[i] {
+                Some(Some(p)) => self.overlaps_prepared(p, k)?,
+                _ => false,
+            };
+        }
+        Ok(())
+    }
+
     /// The potentially colliding set of `swept` and the obstacles named by
     /// `candidates`: exact per pair (see the module docs). Moving
     /// obstacles are kept and decide nothing.
