@@ -84,7 +84,7 @@ impl<'a> CpuCullide<'a> {
         Ok(false)
     }
 
-        /// Per pair `(i, k)` of `pairs`, whether swept volume `swept[i]` may
+    /// Per pair `(i, k)` of `pairs`, whether swept volume `swept[i]` may
     /// meet obstacle `k`: exact per pair, a finer answer than the objects'
     /// sets of [`CpuCullide::cull`] (which keep a swept volume and an
     /// obstacle that each meet something, though not each other). Pairs

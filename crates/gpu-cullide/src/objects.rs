@@ -95,6 +95,27 @@ pub struct EnvironmentObject {
     pub is_static: bool,
 }
 
+impl EnvironmentObject {
+    /// A static object from its triangles (world coordinates), dilation
+    /// and closedness; the bounds are computed.
+    #[must_use]
+    pub fn new(
+        name: impl Into<String>,
+        triangles: Vec<[DVec3; 3]>,
+        dilation: f64,
+        closed: bool,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            bounds: Bounds::of(&triangles, dilation),
+            triangles,
+            dilation,
+            closed,
+            is_static: true,
+        }
+    }
+}
+
 /// The environment of a scene as CULLIDE objects, one per obstacle, built
 /// once and shared by every query.
 #[derive(Clone, Debug, Default)]
@@ -134,6 +155,13 @@ impl Environment {
             });
         }
         Ok(Self { objects })
+    }
+
+    /// An environment of given objects (triangle soups of any origin, for
+    /// instance obstacles grown by a dilation).
+    #[must_use]
+    pub fn from_objects(objects: Vec<EnvironmentObject>) -> Self {
+        Self { objects }
     }
 
     /// The objects, in obstacle order.

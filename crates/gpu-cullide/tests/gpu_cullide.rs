@@ -13,7 +13,7 @@ use armature_bvh_geometry::mesh::{DegeneratePolicy, MeshOptions, TriMesh};
 use armature_bvh_geometry::query::{distance_point_triangle, distance_triangle_triangle};
 use armature_gpu_cullide::gpu::{GpuCullide, gpu_required};
 use armature_gpu_cullide::{
-    Bounds, CullResult, CullideError, CullideOptions, Environment, SweptVolume,
+    Bounds, CullResult, CullideError, CullideOptions, Environment, EnvironmentObject, SweptVolume,
 };
 use glam::{DAffine3, DVec3};
 
@@ -712,7 +712,7 @@ fn strip(a0: DVec3, a1: DVec3, b0: DVec3, b1: DVec3, bend: DVec3, n: u32) -> Vec
 }
 
 #[test]
-fn timing_of_a_mid_sized_scene() {
+fn a_mid_sized_scene_keeps_its_overlaps() {
     // Five spheres of 5,000 triangles, seven strips of 500 triangles
     // dilated by 0.05; some strips cross a sphere, others pass near one.
     let centres: Vec<DVec3> = (0..5)
@@ -813,4 +813,33 @@ fn timing_of_a_mid_sized_scene() {
 fn the_instance_can_move_between_threads() {
     fn shared<T: Send + Sync>() {}
     shared::<GpuCullide>();
+}
+
+/// Environment objects carry a dilation of their own: a point obstacle
+/// grown by `R_e` meets a point swept volume grown by `R_s` when the points
+/// are at most `R_s + R_e` apart.
+#[test]
+fn environment_dilation_counts() {
+    let p = DVec3::new(0.0, 0.0, 0.0);
+    let q = DVec3::new(0.6, 0.8, 0.0); // 1.0 from p
+    for (re, rs, kept) in [
+        (0.5, 0.5, true),
+        (0.7, 0.31, true),
+        (0.45, 0.45, false),
+        (0.2, 0.3, false),
+    ] {
+        let env = Environment::from_objects(vec![EnvironmentObject::new(
+            "point",
+            vec![[p, p, p]],
+            re,
+            false,
+        )]);
+        let Some(mut gpu) = open(&env, &CullideOptions::default()) else {
+            return;
+        };
+        let s = swept(0, vec![[q, q, q]], rs);
+        let r = gpu.cull(&[s], &[0]).expect("cull");
+        assert_eq!(r.swept, [kept], "R_e {re}, R_s {rs}: {r:?}");
+        assert_eq!(r.environment, [kept], "R_e {re}, R_s {rs}: {r:?}");
+    }
 }
