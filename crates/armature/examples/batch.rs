@@ -10,12 +10,14 @@
 //!
 //! ```text
 //! cargo run --release -p armature --example batch -- [scene.ron] [motions] [θmax in degrees] [seed] \
-//!     [projected|unprojected|elementary] [pieces|no-pieces]
+//!     [projected|unprojected|elementary|elementary-cpu|elementary-gpu] [pieces|no-pieces]
 //! ```
 //!
 //! Defaults: the two-arm test cell of the crate's fixtures, 1000 motions,
 //! θmax = 30°, seed 1, the projected (C2A) motion bound (`elementary`: M1's
-//! exact stage instead of conservative advancement), no temporal
+//! exact stage instead of conservative advancement; `elementary-cpu` and
+//! `elementary-gpu` add M1's stage 2, swept-volume culling on the CPU
+//! reference or the GPU), no temporal
 //! culling on pieces of the motion. Joints without limits are drawn in `[−π, π]`;
 //! joints with several values keep their neutral value.
 
@@ -124,6 +126,7 @@ fn run() -> Result<(), Box<dyn Error>> {
     let theta_deg: f64 = arg(&args, 2, "θmax", 30.0)?;
     let seed: u64 = arg(&args, 3, "seed", 1)?;
     let mut exact = armature::ExactStage::ConservativeAdvancement;
+    let mut culling = armature::SweptVolumeCulling::Off;
     let projected = match args.get(4).map(String::as_str) {
         None | Some("projected") => true,
         Some("unprojected") => false,
@@ -131,9 +134,19 @@ fn run() -> Result<(), Box<dyn Error>> {
             exact = armature::ExactStage::Elementary;
             true
         }
+        Some("elementary-cpu") => {
+            exact = armature::ExactStage::Elementary;
+            culling = armature::SweptVolumeCulling::Cpu;
+            true
+        }
+        Some("elementary-gpu") => {
+            exact = armature::ExactStage::Elementary;
+            culling = armature::SweptVolumeCulling::Gpu;
+            true
+        }
         Some(other) => {
             return Err(format!(
-                "motion bound `{other}`: expected projected, unprojected or elementary"
+                "motion bound `{other}`: expected projected, unprojected, elementary, elementary-cpu or elementary-gpu"
             )
             .into());
         }
@@ -148,6 +161,7 @@ fn run() -> Result<(), Box<dyn Error>> {
     let scene = Scene::from_file(path)?;
     let builder = Pipeline::builder()
         .exact_stage(exact)
+        .swept_volume_culling(culling)
         .projected_motion_bound(projected)
         .time_pieces(pieces);
     let parallel = builder.clone().build()?;
