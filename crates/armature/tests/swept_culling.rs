@@ -17,20 +17,9 @@ use armature::kinematics::InBetweenMotion;
 use armature::oracle::{Mode, Oracle, OracleOptions};
 use armature::{ExactStage, Pipeline, Scene, SweptVolumeCulling};
 
-struct Rng(u64);
+mod common;
 
-impl Rng {
-    fn unit(&mut self) -> f64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * self.unit()
-    }
-}
+use common::Rng;
 
 fn scene(file: &str) -> Scene {
     let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/scenes");

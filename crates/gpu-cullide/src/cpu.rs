@@ -20,7 +20,7 @@ use armature_bvh_geometry::query::{
 use armature_bvh_geometry::{Bvh, BvhOptions, Rss};
 use glam::{DAffine3, DVec3};
 
-use crate::objects::CullResult;
+use crate::objects::{CullResult, check_index};
 use crate::{CullideError, SweptVolume};
 
 /// Relative allowance on the distance tolerance for the `f64` rounding of
@@ -61,11 +61,8 @@ impl<'a> CpuCullide<'a> {
     }
 
     fn overlaps_prepared(&mut self, s: &PreparedSwept, k: usize) -> Result<bool, CullideError> {
-        let obstacle = self.obstacles.get(k).ok_or(CullideError::Index {
-            what: "environment object",
-            index: k,
-            len: self.obstacles.len(),
-        })?;
+        check_index("environment object", k, self.obstacles.len())?;
+        let obstacle = &self.obstacles[k];
         let g = obstacle.geometry();
         let pose = obstacle.pose_at(0.0);
         let a = MeshObject::new(&s.mesh, &s.bvh, DAffine3::IDENTITY)?;
@@ -104,21 +101,13 @@ impl<'a> CpuCullide<'a> {
         let mut prepared: Vec<Option<Option<PreparedSwept>>> = Vec::new();
         prepared.resize_with(swept.len(), || None);
         for (slot, &(i, k)) in keep.iter_mut().zip(pairs) {
-            let s = swept.get(i).ok_or(CullideError::Index {
-                what: "swept volume",
-                index: i,
-                len: swept.len(),
-            })?;
-            let o = self.obstacles.get(k).ok_or(CullideError::Index {
-                what: "environment object",
-                index: k,
-                len: self.obstacles.len(),
-            })?;
-            if !o.is_static() {
+            check_index("swept volume", i, swept.len())?;
+            check_index("environment object", k, self.obstacles.len())?;
+            if !self.obstacles[k].is_static() {
                 continue;
             }
             if prepared[i].is_none() {
-                prepared[i] = Some(PreparedSwept::new(s)?);
+                prepared[i] = Some(PreparedSwept::new(&swept[i])?);
             }
             *slot = match &prepared[i] {
                 Some(Some(p)) => self.overlaps_prepared(p, k)?,
@@ -140,13 +129,7 @@ impl<'a> CpuCullide<'a> {
         candidates: &[usize],
     ) -> Result<CullResult, CullideError> {
         for &k in candidates {
-            if k >= self.obstacles.len() {
-                return Err(CullideError::Index {
-                    what: "environment object",
-                    index: k,
-                    len: self.obstacles.len(),
-                });
-            }
+            check_index("environment object", k, self.obstacles.len())?;
         }
         let mut result = CullResult {
             swept: vec![false; swept.len()],

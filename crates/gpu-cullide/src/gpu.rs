@@ -99,7 +99,7 @@ use std::sync::{Arc, Mutex};
 
 use wgpu::util::DeviceExt;
 
-use crate::objects::{Bounds, CullResult, CullideOptions, Environment};
+use crate::objects::{Bounds, CullResult, CullideOptions, Environment, check_index};
 use crate::{CullideError, SweptVolume};
 use adapter::block_on;
 use pack::{GpuTriangle, Rect, RoundFrame, StoredFrame, TRIANGLE_BYTES, VIEW_BYTES};
@@ -494,13 +494,7 @@ impl GpuCullide {
         candidates: &[usize],
     ) -> Result<CullResult, CullideError> {
         for &k in candidates {
-            if k >= self.env_slots.len() {
-                return Err(CullideError::Index {
-                    what: "environment object",
-                    index: k,
-                    len: self.env_slots.len(),
-                });
-            }
+            check_index("environment object", k, self.env_slots.len())?;
         }
         let mut swept_bounds = Vec::with_capacity(swept.len());
         let mut all = Bounds::EMPTY;

@@ -19,6 +19,19 @@ use glam::DVec3;
 
 use crate::CullideError;
 
+/// `Ok` when `index < len`, else [`CullideError::Index`] naming `what`.
+pub(crate) const fn check_index(
+    what: &'static str,
+    index: usize,
+    len: usize,
+) -> Result<(), CullideError> {
+    if index < len {
+        Ok(())
+    } else {
+        Err(CullideError::Index { what, index, len })
+    }
+}
+
 /// Axis-aligned bounds of a triangle soup (`min ≤ max` componentwise for a
 /// non-empty soup).
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -1,15 +1,19 @@
 //! Seeded motions shared by the batch tests (the library's and the
 //! command line's): the same motions on every run and every machine.
 
+// Each test binary uses a different part of this module.
+#![allow(dead_code)]
+
 use std::f64::consts::PI;
 
 use armature::Scene;
 
 /// A tiny xorshift generator: fixed seeds, the same motions everywhere.
-struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
-    fn unit(&mut self) -> f64 {
+    /// Uniform in `[0, 1)`.
+    pub(crate) fn unit(&mut self) -> f64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
@@ -17,7 +21,7 @@ impl Rng {
     }
 
     /// Uniform in `[lo, hi)`.
-    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
+    pub(crate) fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
         lo + (hi - lo) * self.unit()
     }
 }
