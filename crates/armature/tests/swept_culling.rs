@@ -140,16 +140,15 @@ fn stage_two_answers_as_stages_one_and_three_and_culls() {
     }
 }
 
-#[test]
-fn the_gpu_keeps_every_object_the_cpu_reference_keeps() {
-    let scene = scene("puma_pipes.ron");
+/// GPU ⊇ CPU on one scene's random motions at the given angles; the
+/// objects kept by each and in all.
+fn gpu_contains_cpu(scene: &Scene, angles: &[f64], per_angle: usize, seed: u64) -> [usize; 3] {
     let environment = Environment::from_obstacles(scene.obstacles()).expect("environment");
-    let gpu = GpuCullide::new(&environment, &CullideOptions::default());
-    let mut gpu = match gpu {
+    let mut gpu = match GpuCullide::new(&environment, &CullideOptions::default()) {
         Ok(g) => g,
         Err(CullideError::NoAdapter(why)) if !gpu_required() => {
             eprintln!("skipping: no GPU adapter ({why})");
-            return;
+            return [0; 3];
         }
         Err(e) => panic!("the GPU does not open: {e}"),
     };
@@ -160,12 +159,12 @@ fn the_gpu_keeps_every_object_the_cpu_reference_keeps() {
         .filter(|&l| scene.body().links()[l].is_some())
         .collect();
     let candidates: Vec<usize> = (0..scene.obstacles().len()).collect();
-    let mut rng = Rng(0x2c03);
+    let mut rng = Rng(seed);
     let mut poses = Vec::new();
-    let (mut kept_cpu, mut kept_gpu, mut total) = (0, 0, 0);
-    for &angle in &[1.0, 15.0, 60.0] {
-        for _ in 0..10 {
-            let (q0, q1) = motion(&scene, &plain, &mut rng, f64::to_radians(angle));
+    let mut kept = [0; 3];
+    for &angle in angles {
+        for _ in 0..per_angle {
+            let (q0, q1) = motion(scene, &plain, &mut rng, f64::to_radians(angle));
             let motion = InBetweenMotion::new(scene.body().tree(), &q0, &q1).expect("motion");
             let swept: Vec<_> = links
                 .iter()
@@ -178,15 +177,46 @@ fn the_gpu_keeps_every_object_the_cpu_reference_keeps() {
                 g.contains(&c),
                 "{angle}°: {q0:?} → {q1:?}\ncpu {c:?}\ngpu {g:?}"
             );
-            kept_cpu += c.swept_left() + c.environment_left();
-            kept_gpu += g.swept_left() + g.environment_left();
-            total += swept.len() + candidates.len();
+            kept[0] += c.swept_left() + c.environment_left();
+            kept[1] += g.swept_left() + g.environment_left();
+            kept[2] += swept.len() + candidates.len();
         }
     }
     eprintln!(
-        "objects kept: CPU {kept_cpu}, GPU {kept_gpu} of {total} ({})",
+        "objects kept: CPU {}, GPU {} of {} ({})",
+        kept[0],
+        kept[1],
+        kept[2],
         gpu.adapter_name()
     );
+    kept
+}
+
+#[test]
+fn the_gpu_keeps_every_object_the_cpu_reference_keeps() {
+    let [_, gpu, total] =
+        gpu_contains_cpu(&scene("puma_pipes.ron"), &[1.0, 15.0, 60.0], 10, 0x2c03);
     // The GPU's answer is not "keep everything".
-    assert!(kept_gpu < total, "the GPU culled nothing");
+    assert!(gpu < total, "the GPU culled nothing");
+}
+
+/// The other scenes: the AMR, M2's scenes and the test fixtures with
+/// obstacles.
+#[test]
+fn the_gpu_keeps_every_object_the_cpu_reference_keeps_on_every_scene() {
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let scenes = [
+        scene("puma_amr.ron"),
+        scene("welder_cage.ron"),
+        scene("skinny_tori.ron"),
+        scene("arms_car.ron"),
+        Scene::from_file(fixtures.join("single.ron")).expect("fixture loads"),
+        Scene::from_file(fixtures.join("cell.ron")).expect("fixture loads"),
+    ];
+    for (k, s) in scenes.iter().enumerate() {
+        if s.obstacles().is_empty() {
+            continue;
+        }
+        gpu_contains_cpu(s, &[5.0, 45.0], 3, 0x2c10 + k as u64);
+    }
 }

@@ -20,7 +20,7 @@ use armature_bvh_geometry::query::{
 use armature_bvh_geometry::{Bvh, BvhOptions, Rss};
 use glam::{DAffine3, DVec3};
 
-use crate::objects::{CullResult, check_index};
+use crate::objects::{Bounds, CullResult, check_index};
 use crate::{CullideError, SweptVolume};
 
 /// Relative allowance on the distance tolerance for the `f64` rounding of
@@ -31,6 +31,9 @@ const TOLERANCE_PAD: f64 = 1e-9;
 #[derive(Debug)]
 pub struct CpuCullide<'a> {
     obstacles: &'a [Obstacle],
+    /// Per obstacle, its world box grown by a rounding allowance (`None`
+    /// when it cannot be computed: the pair then goes to the distance).
+    boxes: Vec<Option<Bounds>>,
     ws: DistanceWorkspace,
 }
 
@@ -39,8 +42,20 @@ impl<'a> CpuCullide<'a> {
     /// obstacle `k`).
     #[must_use]
     pub fn new(obstacles: &'a [Obstacle]) -> Self {
+        let boxes = obstacles
+            .iter()
+            .map(|o| {
+                let b = o.world_aabb().ok()?;
+                let pad = TOLERANCE_PAD * (1.0 + b.min.abs().max(b.max.abs()).max_element());
+                Some(Bounds {
+                    min: b.min - DVec3::splat(pad),
+                    max: b.max + DVec3::splat(pad),
+                })
+            })
+            .collect();
         Self {
             obstacles,
+            boxes,
             ws: DistanceWorkspace::default(),
         }
     }
@@ -62,6 +77,11 @@ impl<'a> CpuCullide<'a> {
 
     fn overlaps_prepared(&mut self, s: &PreparedSwept, k: usize) -> Result<bool, CullideError> {
         check_index("environment object", k, self.obstacles.len())?;
+        // Boxes apart: the swept volume (its bounds hold the dilation) can
+        // neither come near the obstacle nor lie inside it.
+        if self.boxes[k].is_some_and(|b| !b.overlaps(&s.bounds)) {
+            return Ok(false);
+        }
         let obstacle = &self.obstacles[k];
         let g = obstacle.geometry();
         let pose = obstacle.pose_at(0.0);
@@ -163,6 +183,7 @@ impl<'a> CpuCullide<'a> {
 
 /// A swept volume's triangles as a mesh with an RSS tree.
 struct PreparedSwept {
+    bounds: Bounds,
     mesh: TriMesh,
     bvh: Bvh<Rss>,
     dilation: f64,
@@ -196,6 +217,7 @@ impl PreparedSwept {
         )?;
         let bvh = Bvh::build(&mesh, &BvhOptions::default())?;
         Ok(Some(Self {
+            bounds: s.bounds,
             mesh,
             bvh,
             dilation: s.dilation,
