@@ -188,7 +188,7 @@ impl PipelineBuilder {
     }
 
     /// Side of stage 2's square orthographic views in pixels (default
-    /// `256`, in `[16, 4096]`): finer views cull more and draw more.
+    /// `64`, in `[16, 4096]`): finer views cull more and draw more.
     #[must_use]
     pub const fn cullide_resolution(mut self, pixels: u32) -> Self {
         self.pipeline.cullide_resolution = pixels;

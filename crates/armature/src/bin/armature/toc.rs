@@ -74,7 +74,7 @@ pub(crate) struct TocArgs {
     /// CPU reference when none opens) or on the CPU reference.
     #[arg(long, value_enum, value_name = "WHERE", default_value_t = CullingArg::Off)]
     swept_volume_culling: CullingArg,
-    /// Side of stage 2's square views in pixels (default 256).
+    /// Side of stage 2's square views in pixels (default 64).
     #[arg(long, value_name = "PIXELS")]
     cullide_resolution: Option<u32>,
     /// Test every pair the boxes keep, without sorting them by lower bounds
