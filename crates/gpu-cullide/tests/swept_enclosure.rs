@@ -222,3 +222,91 @@ fn bad_options_and_clearance_are_errors() {
         .expect("sweep");
     assert_eq!(s.triangles.len(), 2);
 }
+
+/// A floating base carrying a prismatic and a revolute link (boxes): the
+/// enclosure holds under rotating, translating and sliding motions too.
+#[test]
+fn the_tessellation_encloses_floating_and_prismatic_links() {
+    use armature_bvh_geometry::mesh::TriMesh;
+    use armature_kinematics::{Joint, JointType, KinematicTree, LinkSpec};
+    use std::sync::Arc;
+
+    let cuboid = |size: DVec3, centre: DVec3| -> Arc<TriMesh> {
+        let m = Tessellation::default().cuboid(size).expect("cuboid");
+        Arc::new(
+            m.transformed(&DAffine3::from_translation(centre))
+                .expect("placed"),
+        )
+    };
+    let tree = KinematicTree::new(vec![
+        LinkSpec::new("base", None).with_joint(Joint::new("float", JointType::Floating)),
+        LinkSpec::new("slider", Some("base"))
+            .with_joint(Joint::prismatic("slide", DVec3::X, -1.0, 1.0))
+            .with_origin(DAffine3::from_translation(DVec3::Z * 0.3)),
+        LinkSpec::new("arm", Some("slider"))
+            .with_joint(Joint::revolute("turn", DVec3::Z, -7.0, 7.0))
+            .with_origin(DAffine3::from_translation(DVec3::X * 0.4)),
+    ])
+    .expect("tree");
+    let body = ArticulatedBody::new(
+        "floater",
+        tree,
+        vec![
+            Some(cuboid(DVec3::new(0.6, 0.4, 0.2), DVec3::ZERO)),
+            Some(cuboid(DVec3::new(0.3, 0.1, 0.1), DVec3::ZERO)),
+            Some(cuboid(DVec3::new(0.8, 0.06, 0.06), DVec3::X * 0.4)),
+        ],
+    )
+    .expect("body");
+    let sweeper = Sweeper::new(&body, &SweptOptions::default()).expect("sweeper");
+    let mut rng = Rng(0xf10a_7e55);
+    let mut poses = Vec::new();
+    let mut at = vec![DAffine3::IDENTITY; body.tree().len()];
+    for case in 0..60 {
+        let scale: f64 = [0.05, 0.5, 1.0][case % 3];
+        let mut config = |rng: &mut Rng| -> Vec<f64> {
+            let axis = rng.unit();
+            let q = glam::DQuat::from_axis_angle(axis, rng.uniform(-PI, PI));
+            vec![
+                rng.uniform(-1.0, 1.0),
+                rng.uniform(-1.0, 1.0),
+                rng.uniform(-1.0, 1.0),
+                q.x,
+                q.y,
+                q.z,
+                q.w,
+                rng.uniform(-1.0, 1.0),
+                rng.uniform(-PI, PI),
+            ]
+        };
+        let q0 = config(&mut rng);
+        let mut q1 = config(&mut rng);
+        // Nearer motions too: blend the second end towards the first.
+        for (b, a) in q1.iter_mut().zip(&q0) {
+            *b = *a + (*b - *a) * scale;
+        }
+        let n = (q1[3] * q1[3] + q1[4] * q1[4] + q1[5] * q1[5] + q1[6] * q1[6]).sqrt();
+        for v in &mut q1[3..7] {
+            *v /= n;
+        }
+        let motion = InBetweenMotion::new(body.tree(), &q0, &q1).expect("motion");
+        for (link, g) in body.links().iter().enumerate() {
+            let Some(g) = g else { continue };
+            let s = sweeper
+                .sweep(&motion, link, [0.0, 1.0], 0.0, &mut poses)
+                .expect("sweep");
+            for _ in 0..30 {
+                let t = rng.next();
+                motion.poses_at(t, &mut at).expect("poses");
+                let k = (rng.next() * g.mesh.num_vertices() as f64) as usize;
+                let p = at[link].transform_point3(g.mesh.vertices()[k % g.mesh.num_vertices()]);
+                assert!(
+                    distance(&s, p) <= s.dilation,
+                    "case {case} link {link} t {t}: a mesh vertex {} from the tessellation, dilation {}",
+                    distance(&s, p),
+                    s.dilation
+                );
+            }
+        }
+    }
+}
