@@ -264,7 +264,7 @@ fn the_tessellation_encloses_floating_and_prismatic_links() {
     let mut at = vec![DAffine3::IDENTITY; body.tree().len()];
     for case in 0..60 {
         let scale: f64 = [0.05, 0.5, 1.0][case % 3];
-        let mut config = |rng: &mut Rng| -> Vec<f64> {
+        let config = |rng: &mut Rng| -> Vec<f64> {
             let axis = rng.unit();
             let q = glam::DQuat::from_axis_angle(axis, rng.uniform(-PI, PI));
             vec![
