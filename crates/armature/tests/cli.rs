@@ -260,8 +260,8 @@ fn toc_elementary_stage_names_the_features() {
 /// resolution out of range is named by its flag.
 #[test]
 fn toc_swept_volume_culling_keeps_the_answer() {
-    let run = |culling: &str| {
-        json(&[
+    let args = |culling: &'static str, pixels: &'static str| {
+        vec![
             "toc",
             "--scene",
             SINGLE,
@@ -274,9 +274,13 @@ fn toc_swept_volume_culling_keeps_the_answer() {
             "--swept-volume-culling",
             culling,
             "--cullide-resolution",
-            "64",
-            "--json",
-        ])
+            pixels,
+        ]
+    };
+    let run = |culling: &'static str| {
+        let mut a = args(culling, "64");
+        a.push("--json");
+        json(&a)
     };
     let off = run("off");
     for culling in ["cpu", "gpu"] {
@@ -288,24 +292,7 @@ fn toc_swept_volume_culling_keeps_the_answer() {
         assert_eq!(v["pair"], off["pair"], "{culling}");
         assert!(v["stats"]["culling_ms"].as_f64().is_some_and(|x| x >= 0.0));
     }
-    fails(
-        &[
-            "toc",
-            "--scene",
-            SINGLE,
-            "--from",
-            "0,0,0",
-            "--to",
-            SINGLE_INTO_CRATE,
-            "--exact-stage",
-            "elementary",
-            "--swept-volume-culling",
-            "cpu",
-            "--cullide-resolution",
-            "8",
-        ],
-        &["--cullide-resolution", "[16, 4096]"],
-    );
+    fails(&args("cpu", "8"), &["--cullide-resolution", "[16, 4096]"]);
 }
 
 #[test]
