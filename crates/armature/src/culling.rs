@@ -90,8 +90,6 @@ pub(crate) struct Stage2<'s> {
     poses: Vec<DAffine3>,
     /// The pairs by swept-volume index, for the CPU reference.
     indexed: Vec<(usize, usize)>,
-    /// Per pair, whether it stays.
-    decided: Vec<bool>,
 }
 
 impl core::fmt::Debug for Stage2<'_> {
@@ -144,7 +142,6 @@ impl<'s> Stage2<'s> {
             candidates: Vec::new(),
             poses: Vec::new(),
             indexed: Vec::new(),
-            decided: Vec::new(),
         }))
     }
 
@@ -162,7 +159,7 @@ impl<'s> Stage2<'s> {
         motion: &InBetweenMotion,
         pairs: &[(usize, usize)],
         clearance: f64,
-        keep: &mut Vec<bool>,
+        keep: &mut [bool],
     ) -> Result<(), CullideError> {
         self.links.clear();
         self.links.extend(pairs.iter().map(|p| p.0));
@@ -193,14 +190,11 @@ impl<'s> Stage2<'s> {
                 .unwrap_or_else(PoisonError::into_inner)
                 .cull(&self.swept, &self.candidates)?,
         };
-        keep.clear();
-        for &(link, obstacle) in pairs {
+        for (k, &(link, obstacle)) in keep.iter_mut().zip(pairs) {
             let l = self.links.binary_search(&link);
             let o = self.candidates.binary_search(&obstacle);
-            keep.push(
-                !self.obstacles[obstacle].is_static()
-                    || matches!((l, o), (Ok(l), Ok(o)) if result.swept[l] && result.environment[o]),
-            );
+            *k = !self.obstacles[obstacle].is_static()
+                || matches!((l, o), (Ok(l), Ok(o)) if result.swept[l] && result.environment[o]);
         }
         Ok(())
     }
@@ -214,12 +208,7 @@ impl PairCulling for Stage2<'_> {
         clearance: f64,
         keep: &mut [bool],
     ) -> Result<(), ElementaryError> {
-        let mut decided = core::mem::take(&mut self.decided);
-        let outcome = self.run(motion, pairs, clearance, &mut decided);
-        for (k, d) in keep.iter_mut().zip(&decided) {
-            *k = *d;
-        }
-        self.decided = decided;
-        outcome.map_err(|e| ElementaryError::Culling(Box::new(e)))
+        self.run(motion, pairs, clearance, keep)
+            .map_err(|e| ElementaryError::Culling(Box::new(e)))
     }
 }

@@ -301,6 +301,9 @@ struct Pair {
 pub struct ElementaryWorkspace {
     potential: PotentialPairs,
     pairs: Vec<Pair>,
+    /// Stage 2's input, the link–obstacle pairs, and its answer per pair.
+    obstacle_pairs: Vec<(usize, usize)>,
+    keep: Vec<bool>,
     separation: Vec<f64>,
     levels: Vec<u32>,
     /// Per level `ℓ`, the pose enclosures of every link on each of the
@@ -634,25 +637,25 @@ impl<'a> ElementaryScene<'a> {
         culling: &mut dyn PairCulling,
         ws: &mut ElementaryWorkspace,
     ) -> Result<(), ElementaryError> {
-        let obstacle_pairs: Vec<(usize, usize)> = ws
-            .pairs
-            .iter()
-            .filter_map(|p| match p.other {
+        ws.obstacle_pairs.clear();
+        ws.obstacle_pairs
+            .extend(ws.pairs.iter().filter_map(|p| match p.other {
                 Other::Obstacle(o) => Some((p.link, o)),
                 Other::Link(_) => None,
-            })
-            .collect();
-        if obstacle_pairs.is_empty() {
+            }));
+        if ws.obstacle_pairs.is_empty() {
             return Ok(());
         }
-        let mut keep = vec![true; obstacle_pairs.len()];
+        ws.keep.clear();
+        ws.keep.resize(ws.obstacle_pairs.len(), true);
         culling.cull(
             motion,
-            &obstacle_pairs,
+            &ws.obstacle_pairs,
             self.options.distance_threshold,
-            &mut keep,
+            &mut ws.keep,
         )?;
         let mut k = 0;
+        let keep = &ws.keep;
         ws.pairs.retain(|p| match p.other {
             Other::Obstacle(_) => {
                 k += 1;

@@ -108,16 +108,23 @@ impl<'a> CpuCullide<'a> {
     /// with a moving obstacle are kept.
     ///
     /// # Errors
-    /// As [`CpuCullide::overlaps`], and [`CullideError::Index`] for a swept
-    /// index out of range.
+    /// As [`CpuCullide::overlaps`]; [`CullideError::Index`] for a swept
+    /// index out of range, or when `keep` (one entry per pair) has another
+    /// length than `pairs`.
     pub fn cull_pairs(
         &mut self,
         swept: &[SweptVolume],
         pairs: &[(usize, usize)],
-        keep: &mut Vec<bool>,
+        keep: &mut [bool],
     ) -> Result<(), CullideError> {
-        keep.clear();
-        keep.resize(pairs.len(), true);
+        if keep.len() != pairs.len() {
+            return Err(CullideError::Index {
+                what: "keep flag per pair",
+                index: keep.len(),
+                len: pairs.len(),
+            });
+        }
+        keep.fill(true);
         let mut prepared: Vec<Option<Option<PreparedSwept>>> = Vec::new();
         prepared.resize_with(swept.len(), || None);
         for (slot, &(i, k)) in keep.iter_mut().zip(pairs) {
