@@ -97,6 +97,12 @@ pub enum Error {
         /// The error.
         source: Box<BisectionError>,
     },
+    /// A penetration-depth query (M5) could not run: the model has a joint
+    /// the object norm does not cover, or no volume, or a projection's
+    /// query rejected the poses. Bad configurations are
+    /// [`Error::Configuration`] instead.
+    #[error("penetration depth: {0}")]
+    PenetrationDepth(#[source] Box<armature_penetration_depth::PdError>),
     /// The thread pool of a pipeline could not be built.
     #[error("thread pool: {0}")]
     ThreadPool(String),
@@ -129,5 +135,11 @@ impl From<armature_elementary_ccd::ElementaryError> for Error {
 impl From<CcdError> for Error {
     fn from(e: CcdError) -> Self {
         Self::Ccd(Box::new(e))
+    }
+}
+
+impl From<armature_penetration_depth::PdError> for Error {
+    fn from(e: armature_penetration_depth::PdError) -> Self {
+        Self::PenetrationDepth(Box::new(e))
     }
 }

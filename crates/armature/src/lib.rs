@@ -16,9 +16,11 @@
 //!   [`Pipeline::first_contact_batch`] (rayon, deterministic),
 //!   [`Pipeline::check`] (discrete collision and distance),
 //!   [`Pipeline::check_path`] and [`Pipeline::check_path_batch`] (whole
-//!   paths by adaptive bisection, a [`PathReport`]).
+//!   paths by adaptive bisection, a [`PathReport`]),
+//!   [`Pipeline::penetration_depth`] (the least motion out of a collision,
+//!   a [`PdReport`]).
 //! - [`Error`]: one error type; every variant names the offending input.
-//! - The `armature` command line (`info`, `toc`, `check`, `path`; `--json`), built
+//! - The `armature` command line (`info`, `toc`, `check`, `path`, `pd`; `--json`), built
 //!   with the default `cli` feature; its contract is in `docs/cli.md`.
 //! - `oracle` (feature `oracle`): the brute-force oracle that tests and the
 //!   benchmark suite check every answer against.
@@ -87,6 +89,7 @@ pub use scene_file::LoadProgress;
 // Query answers users read without naming the layer they come from.
 pub use armature_adaptive_bisection::{CollisionAt, PathReport, PathStats, PathStatus};
 pub use armature_conservative_advance::{CcdReport, CcdStats, CcdStatus, Contact, Other};
+pub use armature_penetration_depth::{PdOptions, PdReport, PdStatus};
 
 /// The types most programs need, gathered from every layer.
 pub mod prelude {

@@ -61,6 +61,7 @@ use armature_elementary_ccd::{
 };
 use armature_gpu_cullide::{CullideOptions, SweptOptions};
 use armature_kinematics::EnclosureKind;
+use armature_penetration_depth::{PdOptions, PdReport, PdSolver};
 use glam::{DAffine3, DVec3};
 use rayon::prelude::*;
 
@@ -765,6 +766,61 @@ impl Pipeline {
             Some(pool) => pool.install(run),
             None => run(),
         })
+    }
+
+    /// The penetration-depth options this pipeline uses on `scene`: the
+    /// scene's (or the pipeline's) distance threshold and pair rules, the
+    /// pipeline's conservative-advancement budget, and
+    /// [`PdOptions`]'s defaults otherwise.
+    #[must_use]
+    pub fn pd_options(&self, scene: &Scene) -> PdOptions {
+        PdOptions {
+            max_ca_iterations_per_pair: self.max_iterations,
+            ..PdOptions::default()
+        }
+        .with_distance_threshold(
+            self.distance_threshold
+                .unwrap_or_else(|| scene.distance_threshold()),
+        )
+        .with_self_collision(scene.self_collision())
+        .with_skip_adjacent(scene.skip_adjacent())
+    }
+
+    /// Prepares `scene` for many penetration-depth queries on one thread
+    /// (the object norm, the discrete pairs and the projections'
+    /// conservative advancement are built once; the solver remembers its
+    /// last answer as M5's motion coherence).
+    ///
+    /// # Errors
+    /// [`Error::PenetrationDepth`] for a model the object norm does not
+    /// cover (M3's vehicle and uncertainty joints, no volume) or geometry
+    /// that cannot be prepared.
+    pub fn prepare_penetration_depth<'s>(&self, scene: &'s Scene) -> Result<PdSolver<'s>, Error> {
+        Ok(PdSolver::new(
+            scene.body(),
+            scene.obstacles(),
+            scene.disabled_pairs(),
+            &self.pd_options(scene),
+        )?)
+    }
+
+    /// The generalized penetration depth at `q_in` (M5): the least motion,
+    /// under the object norm, that takes the scene's bodies from the
+    /// in-collision `q_in` to a collision-free configuration in contact,
+    /// found by iterative constrained optimisation on the contact space
+    /// (locally optimal; see [`armature_penetration_depth::solver`]). A
+    /// collision-free `q_in` answers 0 with `q_in` itself.
+    ///
+    /// # Errors
+    /// [`Error::Configuration`] (`config`) for a wrong length or a
+    /// non-finite value; [`Error::PenetrationDepth`] as
+    /// [`Pipeline::prepare_penetration_depth`], or for poses the queries
+    /// reject.
+    pub fn penetration_depth(&self, scene: &Scene, q_in: &[f64]) -> Result<PdReport, Error> {
+        scene.check_configuration("config", q_in)?;
+        Ok(self
+            .prepare_penetration_depth(scene)?
+            .penetration_depth(q_in)?)
     }
 }
 

@@ -1,4 +1,4 @@
-//! The `armature` command line: `info`, `toc`, `check` and `path` on a
+//! The `armature` command line: `info`, `toc`, `check`, `path` and `pd` on a
 //! scene file.
 //!
 //! Every command reads a RON scene file (`--scene`), runs one query and
@@ -23,6 +23,8 @@ mod info;
 mod output;
 #[path = "armature/path.rs"]
 mod path;
+#[path = "armature/pd.rs"]
+mod pd;
 #[path = "armature/progress.rs"]
 mod progress;
 #[path = "armature/toc.rs"]
@@ -61,6 +63,10 @@ enum Command {
     /// Whether a path through waypoints (joint-space straight segments) is
     /// collision-free, by adaptive bisection.
     Path(path::PathArgs),
+    /// Generalized penetration depth: the least motion (object norm) that
+    /// takes an in-collision configuration to a collision-free one in
+    /// contact.
+    Pd(pd::PdArgs),
 }
 
 /// The options every command takes.
@@ -108,6 +114,7 @@ fn main() -> ExitCode {
         Command::Toc(args) => toc::run(args, &mut out),
         Command::Check(args) => check::run(args, &mut out),
         Command::Path(args) => path::run(args, &mut out),
+        Command::Pd(args) => pd::run(args, &mut out),
     }
     .and_then(|()| out.flush().map_err(Failure::from));
     match result {

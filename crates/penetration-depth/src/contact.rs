@@ -1,0 +1,467 @@
+//! Discrete queries at one configuration: which pairs overlap, which links
+//! are in collision, the smallest distance, and every contact within a
+//! tolerance (the points and normals the linearised contact space is built
+//! from, M5 eq. 6 and 22).
+//!
+//! The pairs are those of the rest of the workspace: a link with geometry
+//! against every obstacle, and two links when self-collision is on and
+//! they are neither rigidly attached, nor adjacent (unless that rule is
+//! off), nor a disabled pair.
+//!
+//! "Overlap" is that of the discrete test everywhere in armature: the
+//! triangles meet (touching counts), or a closed mesh holds part of the
+//! other (a link inside a closed obstacle, or inside a closed link).
+
+use armature_bvh_geometry::query::{
+    CollideMode, CollideWorkspace, DistanceVolume, DistanceWorkspace, MeshObject,
+    closest_points_triangle_triangle, collide, containment, distance, relative_pose,
+};
+use armature_bvh_geometry::{
+    Aabb, ArticulatedBody, BvhVolume, DisabledPairs, DynamicHierarchyOptions, LinkGeometry,
+    Obstacle, RigidMap, Rss,
+};
+use armature_conservative_advance::Other;
+use glam::{DAffine3, DVec3};
+
+use crate::PdError;
+
+/// One contact: a triangle pair of a tested pair within the tolerance.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ContactPoint {
+    /// The link (tree index).
+    pub link: usize,
+    /// What it touches.
+    pub other: Other,
+    /// The link's triangle.
+    pub triangle_a: u32,
+    /// The other's triangle.
+    pub triangle_b: u32,
+    /// Closest point on the link (world).
+    pub point_a: DVec3,
+    /// Closest point on the other (world).
+    pub point_b: DVec3,
+    /// Their distance.
+    pub distance: f64,
+    /// World unit normal along which the link separates from the other:
+    /// from `point_b` to `point_a`, or, when they coincide, the normal of
+    /// the other's triangle turned towards the link's triangle.
+    pub normal: DVec3,
+}
+
+/// A posed member of a pair.
+#[derive(Clone, Copy, Debug)]
+struct Posed<'a> {
+    geometry: &'a LinkGeometry,
+    pose: DAffine3,
+    aabb: Aabb,
+}
+
+/// Reusable scratch of the [`Checker`]'s queries.
+#[derive(Debug, Default)]
+pub struct CheckWorkspace {
+    poses: Vec<DAffine3>,
+    collide: CollideWorkspace,
+    distance: DistanceWorkspace,
+    stack: Vec<[u32; 2]>,
+}
+
+impl CheckWorkspace {
+    /// An empty workspace.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+/// The discrete queries of a body among obstacles, prepared once.
+#[derive(Debug)]
+pub struct Checker<'a> {
+    body: &'a ArticulatedBody,
+    obstacles: &'a [Obstacle],
+    /// Every tested pair.
+    pairs: Vec<(usize, Other)>,
+    obstacle_boxes: Vec<Aabb>,
+}
+
+impl<'a> Checker<'a> {
+    /// The queries of `body` against `obstacles` (posed as at `t = 0`),
+    /// with the pair rules: `self_collision`, `skip_adjacent`, `disabled`.
+    ///
+    /// # Errors
+    /// [`PdError::Geometry`] when a link's box cannot be computed.
+    pub fn new(
+        body: &'a ArticulatedBody,
+        obstacles: &'a [Obstacle],
+        disabled: &DisabledPairs,
+        self_collision: bool,
+        skip_adjacent: bool,
+    ) -> Result<Self, PdError> {
+        let rules = body
+            .dynamic_hierarchy(
+                DynamicHierarchyOptions::default()
+                    .with_self_collision(self_collision)
+                    .with_skip_adjacent(skip_adjacent),
+            )?
+            .with_disabled(disabled.clone());
+        let n = body.tree().len();
+        let mut pairs = Vec::new();
+        for i in 0..n {
+            for o in 0..obstacles.len() {
+                if rules.obstacle_pair_allowed(i, o) {
+                    pairs.push((i, Other::Obstacle(o)));
+                }
+            }
+            for j in i + 1..n {
+                if rules.link_pair_allowed(i, j) {
+                    pairs.push((i, Other::Link(j)));
+                }
+            }
+        }
+        let obstacle_boxes = obstacles
+            .iter()
+            .map(|o| o.geometry().obb.world_box(&o.pose_at(0.0)))
+            .collect();
+        Ok(Self {
+            body,
+            obstacles,
+            pairs,
+            obstacle_boxes,
+        })
+    }
+
+    /// The body.
+    #[must_use]
+    pub const fn body(&self) -> &'a ArticulatedBody {
+        self.body
+    }
+
+    /// The obstacles.
+    #[must_use]
+    pub const fn obstacles(&self) -> &'a [Obstacle] {
+        self.obstacles
+    }
+
+    /// Every tested pair, link first.
+    #[must_use]
+    pub fn pairs(&self) -> &[(usize, Other)] {
+        &self.pairs
+    }
+
+    /// Forward kinematics of `q` into the workspace.
+    fn pose(&self, q: &[f64], ws: &mut CheckWorkspace) -> Result<(), PdError> {
+        ws.poses = self.body.tree().poses(q)?;
+        Ok(())
+    }
+
+    /// The two posed members of a pair (`None` when a link has no
+    /// geometry).
+    fn members(&self, poses: &[DAffine3], link: usize, other: Other) -> Option<[Posed<'a>; 2]> {
+        let posed = |g: &'a LinkGeometry, pose: DAffine3| Posed {
+            geometry: g,
+            pose,
+            aabb: g.obb.world_box(&pose),
+        };
+        let a = posed(self.body.links()[link].as_ref()?, poses[link]);
+        let b = match other {
+            Other::Obstacle(o) => Posed {
+                geometry: self.obstacles[o].geometry(),
+                pose: self.obstacles[o].pose_at(0.0),
+                aabb: self.obstacle_boxes[o],
+            },
+            Other::Link(j) => posed(self.body.links()[j].as_ref()?, poses[j]),
+        };
+        Some([a, b])
+    }
+
+    /// Whether the pair's members overlap.
+    fn pair_overlaps(
+        a: &Posed<'_>,
+        b: &Posed<'_>,
+        ws: &mut CheckWorkspace,
+    ) -> Result<bool, PdError> {
+        if !a.aabb.overlaps(&b.aabb) {
+            return Ok(false);
+        }
+        let ma = MeshObject::new(&a.geometry.mesh, &a.geometry.obb_tree, a.pose)?;
+        let mb = MeshObject::new(&b.geometry.mesh, &b.geometry.obb_tree, b.pose)?;
+        if collide(&ma, &mb, CollideMode::First, &mut ws.collide).colliding {
+            return Ok(true);
+        }
+        Ok(containment(&ma, &a.geometry.topology, &mb, &b.geometry.topology)?.is_some())
+    }
+
+    /// The first overlapping pair at `q` among the pairs `wanted` accepts
+    /// (given the link and the other member), or `None` when they are all
+    /// apart.
+    ///
+    /// # Errors
+    /// [`PdError::Kinematics`] for a bad configuration;
+    /// [`PdError::Geometry`] for poses the queries reject.
+    pub fn first_overlap(
+        &self,
+        q: &[f64],
+        wanted: impl Fn(usize, Other) -> bool,
+        ws: &mut CheckWorkspace,
+    ) -> Result<Option<(usize, Other)>, PdError> {
+        self.pose(q, ws)?;
+        let poses = core::mem::take(&mut ws.poses);
+        let mut result = Ok(None);
+        for &(link, other) in &self.pairs {
+            if !wanted(link, other) {
+                continue;
+            }
+            let Some([a, b]) = self.members(&poses, link, other) else {
+                continue;
+            };
+            match Self::pair_overlaps(&a, &b, ws) {
+                Ok(false) => {}
+                Ok(true) => {
+                    result = Ok(Some((link, other)));
+                    break;
+                }
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
+        ws.poses = poses;
+        result
+    }
+
+    /// Whether anything overlaps at `q`.
+    ///
+    /// # Errors
+    /// As [`Checker::first_overlap`].
+    pub fn collides(&self, q: &[f64], ws: &mut CheckWorkspace) -> Result<bool, PdError> {
+        Ok(self.first_overlap(q, |_, _| true, ws)?.is_some())
+    }
+
+    /// Every overlapping pair at `q`, written into `out` (cleared first).
+    ///
+    /// # Errors
+    /// As [`Checker::first_overlap`].
+    pub fn overlapping_pairs(
+        &self,
+        q: &[f64],
+        out: &mut Vec<(usize, Other)>,
+        ws: &mut CheckWorkspace,
+    ) -> Result<(), PdError> {
+        out.clear();
+        self.pose(q, ws)?;
+        let poses = core::mem::take(&mut ws.poses);
+        let mut result = Ok(());
+        for &(link, other) in &self.pairs {
+            let Some([a, b]) = self.members(&poses, link, other) else {
+                continue;
+            };
+            match Self::pair_overlaps(&a, &b, ws) {
+                Ok(true) => out.push((link, other)),
+                Ok(false) => {}
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
+        ws.poses = poses;
+        result
+    }
+
+    /// The smallest distance over the tested pairs at `q` (`+∞` without
+    /// pairs, `0` when some pair's triangles meet) and its pair.
+    ///
+    /// # Errors
+    /// As [`Checker::first_overlap`].
+    pub fn distance(
+        &self,
+        q: &[f64],
+        ws: &mut CheckWorkspace,
+    ) -> Result<(f64, Option<(usize, Other)>), PdError> {
+        self.pose(q, ws)?;
+        let poses = core::mem::take(&mut ws.poses);
+        let mut best = (f64::INFINITY, None);
+        let mut result = Ok(());
+        for &(link, other) in &self.pairs {
+            let Some([a, b]) = self.members(&poses, link, other) else {
+                continue;
+            };
+            if a.aabb.distance(&b.aabb) >= best.0 {
+                continue;
+            }
+            let objects =
+                MeshObject::new(&a.geometry.mesh, &a.geometry.rss_tree, a.pose).and_then(|ma| {
+                    MeshObject::new(&b.geometry.mesh, &b.geometry.rss_tree, b.pose)
+                        .map(|mb| (ma, mb))
+                });
+            match objects {
+                Ok((ma, mb)) => {
+                    let d = distance(&ma, &mb, &mut ws.distance, None);
+                    if d.distance < best.0 {
+                        best = (d.distance, Some((link, other)));
+                    }
+                }
+                Err(e) => {
+                    result = Err(e.into());
+                    break;
+                }
+            }
+        }
+        ws.poses = poses;
+        result.map(|()| best)
+    }
+
+    /// Every contact within `tolerance` at `q` (every triangle pair of a
+    /// tested pair whose distance is at most `tolerance`), appended to
+    /// `out` after clearing it, closest first.
+    ///
+    /// # Errors
+    /// As [`Checker::first_overlap`]; [`PdError::InvalidOption`]
+    /// (`tolerance`) unless finite and non-negative.
+    pub fn contacts(
+        &self,
+        q: &[f64],
+        tolerance: f64,
+        out: &mut Vec<ContactPoint>,
+        ws: &mut CheckWorkspace,
+    ) -> Result<(), PdError> {
+        if !(tolerance >= 0.0 && tolerance.is_finite()) {
+            return Err(PdError::InvalidOption {
+                name: "tolerance",
+                value: tolerance,
+                why: "must be finite and non-negative",
+            });
+        }
+        out.clear();
+        self.pose(q, ws)?;
+        let poses = core::mem::take(&mut ws.poses);
+        for &(link, other) in &self.pairs {
+            let Some([a, b]) = self.members(&poses, link, other) else {
+                continue;
+            };
+            if a.aabb.distance(&b.aabb) > tolerance {
+                continue;
+            }
+            pair_contacts(&a, &b, tolerance, &mut ws.stack, |mut c| {
+                c.link = link;
+                c.other = other;
+                out.push(c);
+            });
+        }
+        ws.poses = poses;
+        out.sort_by(|x, y| x.distance.total_cmp(&y.distance));
+        Ok(())
+    }
+}
+
+/// Every triangle pair of `a` and `b` within `tolerance`, by a descent of
+/// their RSS trees pruned by the volumes' certified distance bound.
+fn pair_contacts(
+    a: &Posed<'_>,
+    b: &Posed<'_>,
+    tolerance: f64,
+    stack: &mut Vec<[u32; 2]>,
+    mut emit: impl FnMut(ContactPoint),
+) {
+    let ta = &a.geometry.rss_tree;
+    let tb = &b.geometry.rss_tree;
+    let rel = relative_pose(&a.pose, &b.pose);
+    let map = RigidMap::new(&rel);
+    let na = ta.nodes();
+    let nb = tb.nodes();
+    stack.clear();
+    stack.push([0, 0]);
+    while let Some([i, j]) = stack.pop() {
+        let (ni, nj) = (&na[i as usize], &nb[j as usize]);
+        let vb: Rss = nj.bv.transform_rigid(&map);
+        if ni.bv.distance_lower_bound(&vb) > tolerance {
+            continue;
+        }
+        match (ni.children(), nj.children()) {
+            (None, None) => {
+                for &x in ta.leaf_triangles(ni) {
+                    let tri_a = a.geometry.mesh.triangle(x as usize);
+                    for &y in tb.leaf_triangles(nj) {
+                        let tri_b = b
+                            .geometry
+                            .mesh
+                            .triangle(y as usize)
+                            .map(|p| rel.transform_point3(p));
+                        let cp = closest_points_triangle_triangle(&tri_a, &tri_b);
+                        if cp.distance <= tolerance {
+                            emit(contact(
+                                a,
+                                x,
+                                &tri_a,
+                                y,
+                                &tri_b,
+                                cp.point_a,
+                                cp.point_b,
+                                cp.distance,
+                            ));
+                        }
+                    }
+                }
+            }
+            (Some([c0, c1]), None) => {
+                stack.push([c0 as u32, j]);
+                stack.push([c1 as u32, j]);
+            }
+            (None, Some([c0, c1])) => {
+                stack.push([i, c0 as u32]);
+                stack.push([i, c1 as u32]);
+            }
+            (Some(ci), Some(cj)) => {
+                if ni.bv.size() >= nj.bv.size() {
+                    stack.push([ci[0] as u32, j]);
+                    stack.push([ci[1] as u32, j]);
+                } else {
+                    stack.push([i, cj[0] as u32]);
+                    stack.push([i, cj[1] as u32]);
+                }
+            }
+        }
+    }
+}
+
+/// A contact from closest points given in `a`'s frame.
+#[allow(clippy::too_many_arguments)]
+fn contact(
+    a: &Posed<'_>,
+    triangle_a: u32,
+    tri_a: &[DVec3; 3],
+    triangle_b: u32,
+    tri_b: &[DVec3; 3],
+    pa: DVec3,
+    pb: DVec3,
+    d: f64,
+) -> ContactPoint {
+    let gap = pa - pb;
+    let centroid_a = (tri_a[0] + tri_a[1] + tri_a[2]) / 3.0;
+    let local_normal = if d > 1e-12 * (1.0 + pa.length()) {
+        gap / gap.length()
+    } else {
+        // Touching: the other triangle's normal, towards the link's
+        // triangle (for a degenerate triangle, towards its centroid).
+        let n = (tri_b[1] - tri_b[0]).cross(tri_b[2] - tri_b[0]);
+        let n = if n.length_squared() > 0.0 {
+            n.normalize()
+        } else {
+            (centroid_a - pb).normalize_or(DVec3::Z)
+        };
+        if n.dot(centroid_a - pb) < 0.0 { -n } else { n }
+    };
+    ContactPoint {
+        link: 0,
+        other: Other::Link(0),
+        triangle_a,
+        triangle_b,
+        point_a: a.pose.transform_point3(pa),
+        point_b: a.pose.transform_point3(pb),
+        distance: d,
+        normal: a
+            .pose
+            .transform_vector3(local_normal)
+            .normalize_or(DVec3::Z),
+    }
+}

@@ -1,0 +1,1359 @@
+//! The PDg iteration of M5 for rigid and articulated models.
+//!
+//! Given an in-collision configuration `q_in` (the paper's origin `o`),
+//! the solver looks for a configuration in contact (collision-free, within
+//! the contact tolerance of touching) whose object norm from `q_in`,
+//! `σ(q_in, q)` ([`crate::norm`]), is locally smallest:
+//!
+//! 1. **Free-configuration selection** (M5 §3.2, §5.1). Candidates, each
+//!    kept only when collision-free:
+//!    - *motion coherence*: the caller's hint and the last answer of this
+//!      solver;
+//!    - *successive perturbation* (Alg. 1): each colliding link, deepest
+//!      first, perturbs its own joint by growing steps until it and its
+//!      descendants are free, else hands over to its parent; nodes with
+//!      several children are perturbed first, root side first, and a
+//!      failure there ends the method;
+//!    - *constrained translation* (eq. 20): the whole model translated
+//!      along the centroid difference `o_A − o_B` projected on the
+//!      translations its root chain allows (floating, planar and prismatic
+//!      joints above all geometry), by `r_A + r_B`, and along each free
+//!      axis both ways; a self-colliding model is first put in its rest
+//!      configuration when that is self-collision free.
+//! 2. **Contact-space projection** (§3.2, §5.2, Alg. 2) from each free
+//!    candidate towards `q_in`: the translational joints' rotations are
+//!    first set to `q_in`'s when that is free (a rigid body "rotated to
+//!    the target orientation"); then CCDg — all joints still free to move
+//!    go towards `q_in` together, by conservative advancement, and the
+//!    links of each contact and their ancestors stop — and the greedy pass
+//!    — each joint alone, root first, towards `q_in` until a contact. With
+//!    reverse projection on, each of those motions is also sampled from
+//!    its in-collision end backwards, and the contact nearer `q_in` is
+//!    kept. The candidate whose projection has the least norm starts the
+//!    iteration.
+//! 3. **Constrained optimisation on the linearised local contact space**
+//!    (eq. 6–12, 22–30): every triangle pair within the contact tolerance
+//!    gives a row `nᵀ (J_a − J_b) T` of `C′` (point Jacobians, the link's
+//!    separating normal, and `T = ∂tangent/∂X`), and
+//!    `min ½ XᵀHX  s.t.  C′(X − X_c) ≥ 0` is solved through its LCP
+//!    `C′H⁻¹C′ᵀ λ − C′X_c ≥ 0, λ ≥ 0, complementarity` by projected
+//!    Gauss–Seidel, `X* = H⁻¹C′ᵀλ`. The step is shortened to keep the
+//!    quaternions unit and `|2 sin(Δ/2)| ≤ 2` (the paper's weight `w`),
+//!    and joint limits are kept by truncation.
+//! 4. **Re-projection**: a free result is projected towards `q_in` again
+//!    (step 2); an in-collision one is replaced by the first contact on
+//!    the way from the last contact configuration to it.
+//! 5. **Iteration** while the norm decreases by more than
+//!    [`PdOptions::min_improvement`], at most [`PdOptions::max_iterations`]
+//!    times.
+//!
+//! **What is guaranteed.** The returned configuration is collision-free by
+//! the discrete test (checked before returning), and the value is its
+//! object norm from `q_in`: an upper bound on the true PDg. The method is
+//! local (M5 §6.4): it can stop in a local minimum.
+
+use std::f64::consts::PI;
+use std::time::{Duration, Instant};
+
+use armature_bvh_geometry::{ArticulatedBody, DisabledPairs, Obstacle};
+use armature_conservative_advance::{CcdOptions, CcdScene, CcdStatus, CcdWorkspace, Other};
+use armature_kinematics::{JointSpaceMotion, JointType, KinematicTree};
+use glam::{DQuat, DVec3};
+
+use crate::PdError;
+use crate::contact::{CheckWorkspace, Checker, ContactPoint};
+use crate::lcp::{PgsOptions, solve_pgs};
+use crate::norm::{NormFrame, ObjectNorm};
+
+/// Options of the [`PdSolver`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PdOptions {
+    /// The distance threshold `δ` of the projections' continuous collision
+    /// detection: a projection stops when a pair comes within `2δ`
+    /// (conservative advancement's clearance contract), so returned
+    /// configurations are this close to contact. Default `1e-3`.
+    pub distance_threshold: f64,
+    /// Contacts within this distance build the linearised contact space;
+    /// `None`: `4δ`. At least `2δ` is used.
+    pub contact_tolerance: Option<f64>,
+    /// Most constrained-optimisation iterations. Default 12.
+    pub max_iterations: usize,
+    /// The iteration stops when the norm decreases by less than this
+    /// fraction. Default `1e-4`.
+    pub min_improvement: f64,
+    /// Test the model's links against each other. Default `true`.
+    pub self_collision: bool,
+    /// Skip pairs of adjacent links. Default `true`.
+    pub skip_adjacent: bool,
+    /// Successive perturbation's largest change of a joint, in radians
+    /// (prismatic joints: this times the model's bounding radius).
+    /// Default `π`.
+    pub perturbation_range: f64,
+    /// Successive perturbation's tries per direction: the changes are the
+    /// range halved `steps − 1` times, then doubled back up to the range
+    /// (`π/32, π/16, …, π` by default). Default 6.
+    pub perturbation_steps: usize,
+    /// Samples of each projection's reverse pass (0: off): at `1/2ᵏ` of
+    /// the way back from the in-collision end, `k = n − 1, …, 1`.
+    /// Default 10.
+    pub reverse_samples: usize,
+    /// Also try the free axes of the constrained translation both ways,
+    /// not only the centroid difference. Default `true`.
+    pub axis_translations: bool,
+    /// Most contact rows in one linearised contact space (the closest
+    /// ones). Default 96.
+    pub max_contacts: usize,
+    /// The LCP solver's options.
+    pub pgs: PgsOptions,
+    /// Conservative advancement's iteration budget per pair.
+    pub max_ca_iterations_per_pair: usize,
+}
+
+impl Default for PdOptions {
+    fn default() -> Self {
+        Self {
+            distance_threshold: 1e-3,
+            contact_tolerance: None,
+            max_iterations: 12,
+            min_improvement: 1e-4,
+            self_collision: true,
+            skip_adjacent: true,
+            perturbation_range: PI,
+            perturbation_steps: 6,
+            reverse_samples: 10,
+            axis_translations: true,
+            max_contacts: 96,
+            pgs: PgsOptions::default(),
+            max_ca_iterations_per_pair: CcdOptions::default().max_ca_iterations_per_pair,
+        }
+    }
+}
+
+impl PdOptions {
+    /// Sets [`PdOptions::distance_threshold`].
+    #[must_use]
+    pub const fn with_distance_threshold(mut self, d: f64) -> Self {
+        self.distance_threshold = d;
+        self
+    }
+
+    /// Sets [`PdOptions::max_iterations`].
+    #[must_use]
+    pub const fn with_max_iterations(mut self, n: usize) -> Self {
+        self.max_iterations = n;
+        self
+    }
+
+    /// Sets [`PdOptions::self_collision`].
+    #[must_use]
+    pub const fn with_self_collision(mut self, on: bool) -> Self {
+        self.self_collision = on;
+        self
+    }
+
+    /// Sets [`PdOptions::skip_adjacent`].
+    #[must_use]
+    pub const fn with_skip_adjacent(mut self, on: bool) -> Self {
+        self.skip_adjacent = on;
+        self
+    }
+
+    /// Sets [`PdOptions::reverse_samples`].
+    #[must_use]
+    pub const fn with_reverse_samples(mut self, n: usize) -> Self {
+        self.reverse_samples = n;
+        self
+    }
+
+    /// Sets [`PdOptions::contact_tolerance`].
+    #[must_use]
+    pub const fn with_contact_tolerance(mut self, t: Option<f64>) -> Self {
+        self.contact_tolerance = t;
+        self
+    }
+
+    /// The contact tolerance in use.
+    #[must_use]
+    pub fn tolerance(&self) -> f64 {
+        self.contact_tolerance
+            .unwrap_or(4.0 * self.distance_threshold)
+            .max(2.0 * self.distance_threshold)
+    }
+
+    /// Checks the documented ranges.
+    ///
+    /// # Errors
+    /// [`PdError::InvalidOption`] naming the field.
+    pub fn validate(&self) -> Result<(), PdError> {
+        let bad = |name, value: f64, why| Err(PdError::InvalidOption { name, value, why });
+        let d = self.distance_threshold;
+        if !(d > 0.0 && d.is_finite()) {
+            return bad("distance_threshold", d, "must be finite and positive");
+        }
+        if let Some(t) = self.contact_tolerance
+            && !(t >= 0.0 && t.is_finite())
+        {
+            return bad("contact_tolerance", t, "must be finite and non-negative");
+        }
+        if !(0.0..1.0).contains(&self.min_improvement) {
+            return bad("min_improvement", self.min_improvement, "must be in [0, 1)");
+        }
+        let r = self.perturbation_range;
+        if !(r >= 0.0 && r.is_finite()) {
+            return bad("perturbation_range", r, "must be finite and non-negative");
+        }
+        if self.max_contacts == 0 {
+            return bad("max_contacts", 0.0, "must be at least 1");
+        }
+        if self.max_ca_iterations_per_pair == 0 {
+            return bad("max_ca_iterations_per_pair", 0.0, "must be at least 1");
+        }
+        self.pgs.validate()
+    }
+
+    fn ccd(&self) -> CcdOptions {
+        CcdOptions::default()
+            .with_distance_threshold(self.distance_threshold)
+            .with_self_collision(self.self_collision)
+            .with_skip_adjacent(self.skip_adjacent)
+            .with_max_ca_iterations_per_pair(self.max_ca_iterations_per_pair)
+    }
+}
+
+/// How a query ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PdStatus {
+    /// The input was collision-free: depth 0, the input returned.
+    AlreadyFree,
+    /// A separating configuration in contact was found.
+    Separated,
+    /// No free configuration was found to start from: every selection
+    /// method failed (the value is then `+∞` and the configuration the
+    /// input).
+    NoFreeConfiguration,
+}
+
+/// Which selection method gave the starting configuration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FreeSelection {
+    /// The caller's hint or the solver's last answer.
+    MotionCoherence,
+    /// Successive perturbation of the colliding links.
+    SuccessivePerturbation,
+    /// The model translated along the centroid difference or a free axis.
+    ConstrainedTranslation,
+}
+
+/// Counts and times of one query.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PdStats {
+    /// Free candidates found.
+    pub free_candidates: usize,
+    /// Continuous collision queries.
+    pub ccd_calls: usize,
+    /// Discrete collision tests.
+    pub discrete_checks: usize,
+    /// Contact rows over all linearised contact spaces.
+    pub contact_rows: usize,
+    /// Projected Gauss–Seidel sweeps over all iterations.
+    pub pgs_iterations: usize,
+    /// The norm after the first projection (before optimisation).
+    pub projected_value: f64,
+    /// Time selecting free configurations.
+    pub selection_time: Duration,
+    /// Time in contact-space projections (the first ones and the
+    /// re-projections).
+    pub projection_time: Duration,
+    /// Time building and solving the linearised problems.
+    pub optimisation_time: Duration,
+}
+
+/// The answer of [`PdSolver::penetration_depth`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct PdReport {
+    /// How it ended.
+    pub status: PdStatus,
+    /// The object norm `σ(q_in, q)` of the separating configuration (M5
+    /// eq. 1 / 19; squared length: the mean squared displacement of the
+    /// model's points); `0` when already free.
+    pub value: f64,
+    /// The separating configuration (the input when already free).
+    pub configuration: Vec<f64>,
+    /// Constrained-optimisation iterations that lowered the norm.
+    pub iterations: usize,
+    /// The contacts within the tolerance at the separating configuration.
+    pub contacts: Vec<ContactPoint>,
+    /// The smallest distance at the separating configuration.
+    pub distance: f64,
+    /// The selection method of the starting configuration.
+    pub selection: Option<FreeSelection>,
+    /// Counts and times.
+    pub stats: PdStats,
+}
+
+impl PdReport {
+    /// `√σ`: the root-mean-square displacement of the model's points
+    /// between the input and the separating configuration.
+    #[must_use]
+    pub fn rms_displacement(&self) -> f64 {
+        self.value.sqrt()
+    }
+}
+
+/// A translational depth along sampled directions (for comparison).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TranslationalDepth {
+    /// The length of the shortest separating translation found.
+    pub depth: f64,
+    /// Its direction (world, unit).
+    pub direction: DVec3,
+    /// The configuration it gives.
+    pub configuration: Vec<f64>,
+}
+
+/// A translational degree of freedom of the whole model: a joint value
+/// moving every link with geometry along a world direction.
+#[derive(Clone, Copy, Debug)]
+struct FreeAxis {
+    /// Index in the configuration vector.
+    q_index: usize,
+    /// World direction at `q_in`.
+    direction: DVec3,
+}
+
+/// A projection's end.
+struct Projected {
+    q: Vec<f64>,
+    /// Links of the contact that stopped it (with the other link, if any).
+    contact_links: Option<(usize, Option<usize>)>,
+    /// Whether the target was reached without contact.
+    reached: bool,
+    /// Whether the query ran out of its budget before a contact (`q` is
+    /// free but may not be in contact).
+    exhausted: bool,
+}
+
+/// How many times a projection resumes a CCD query that ran out of its
+/// budget.
+const RESUMES: usize = 8;
+
+/// PDg for one body among obstacles, prepared once for many queries (one
+/// value per thread).
+#[derive(Debug)]
+pub struct PdSolver<'a> {
+    body: &'a ArticulatedBody,
+    checker: Checker<'a>,
+    ccd: CcdScene<'a>,
+    ccd_ws: CcdWorkspace,
+    check_ws: CheckWorkspace,
+    norm: ObjectNorm,
+    options: PdOptions,
+    /// The last separating configuration (motion coherence).
+    last: Option<Vec<f64>>,
+    /// A self-collision-free configuration to fall back on.
+    rest: Option<Vec<f64>>,
+    /// The model's bounding radius (largest over links of the distance
+    /// from the origin of the link's bounding sphere's far side, at
+    /// `q = neutral`), the prismatic perturbation's scale.
+    radius: f64,
+}
+
+impl<'a> PdSolver<'a> {
+    /// Prepares `body` among static `obstacles`, never testing `disabled`
+    /// pairs.
+    ///
+    /// # Errors
+    /// [`PdError::InvalidOption`]; [`PdError::UnsupportedJoint`] and
+    /// [`PdError::NoVolume`] from the object norm; [`PdError::Ccd`] and
+    /// [`PdError::Geometry`] when the geometry cannot be prepared.
+    pub fn new(
+        body: &'a ArticulatedBody,
+        obstacles: &'a [Obstacle],
+        disabled: &DisabledPairs,
+        options: &PdOptions,
+    ) -> Result<Self, PdError> {
+        options.validate()?;
+        let norm = ObjectNorm::new(body)?;
+        let checker = Checker::new(
+            body,
+            obstacles,
+            disabled,
+            options.self_collision,
+            options.skip_adjacent,
+        )?;
+        let ccd = CcdScene::new(body, obstacles, disabled, &options.ccd())?;
+        let radius = body
+            .links()
+            .iter()
+            .flatten()
+            .map(|g| g.sphere.center.length() + g.sphere.radius)
+            .fold(0.0, f64::max)
+            .max(f64::MIN_POSITIVE);
+        Ok(Self {
+            body,
+            checker,
+            ccd,
+            ccd_ws: CcdWorkspace::new(),
+            check_ws: CheckWorkspace::new(),
+            norm,
+            options: *options,
+            last: None,
+            rest: None,
+            radius,
+        })
+    }
+
+    /// The options.
+    #[must_use]
+    pub const fn options(&self) -> &PdOptions {
+        &self.options
+    }
+
+    /// The object norm of the model.
+    #[must_use]
+    pub const fn norm(&self) -> &ObjectNorm {
+        &self.norm
+    }
+
+    /// The discrete queries.
+    #[must_use]
+    pub const fn checker(&self) -> &Checker<'a> {
+        &self.checker
+    }
+
+    /// Sets the self-collision-free configuration used when a
+    /// self-colliding input cannot be freed by perturbation (M5 §5.1: "a
+    /// user-provided initial pose, e.g. a T-pose").
+    ///
+    /// # Errors
+    /// [`PdError::Kinematics`] for a configuration of the wrong length or
+    /// not finite.
+    pub fn set_rest_configuration(&mut self, q: Option<&[f64]>) -> Result<(), PdError> {
+        if let Some(q) = q {
+            self.tree().validate_config(q)?;
+        }
+        self.rest = q.map(<[f64]>::to_vec);
+        Ok(())
+    }
+
+    /// Forgets the last answer (motion coherence).
+    pub fn clear_coherence(&mut self) {
+        self.last = None;
+    }
+
+    fn tree(&self) -> &'a KinematicTree {
+        self.body.tree()
+    }
+
+    /// PDg of the model at `q_in`; see the [module docs](self).
+    ///
+    /// # Errors
+    /// [`PdError::Kinematics`] for a configuration of the wrong length or
+    /// not finite; [`PdError::Ccd`] and [`PdError::Geometry`] when a query
+    /// rejects the poses.
+    pub fn penetration_depth(&mut self, q_in: &[f64]) -> Result<PdReport, PdError> {
+        self.penetration_depth_from(q_in, None)
+    }
+
+    /// [`PdSolver::penetration_depth`] with a collision-free configuration
+    /// near `q_in` to start from (motion coherence: the previous frame's
+    /// free pose, the nearest free node of a planner's tree); ignored when
+    /// it collides.
+    ///
+    /// # Errors
+    /// As [`PdSolver::penetration_depth`]; the hint is validated too.
+    pub fn penetration_depth_from(
+        &mut self,
+        q_in: &[f64],
+        hint: Option<&[f64]>,
+    ) -> Result<PdReport, PdError> {
+        let tree = self.tree();
+        tree.validate_config(q_in)?;
+        if let Some(h) = hint {
+            tree.validate_config(h)?;
+        }
+        let mut stats = PdStats::default();
+        stats.discrete_checks += 1;
+        if !self.checker.collides(q_in, &mut self.check_ws)? {
+            let distance = self.checker.distance(q_in, &mut self.check_ws)?.0;
+            let mut contacts = Vec::new();
+            self.checker.contacts(
+                q_in,
+                self.options.tolerance(),
+                &mut contacts,
+                &mut self.check_ws,
+            )?;
+            return Ok(PdReport {
+                status: PdStatus::AlreadyFree,
+                value: 0.0,
+                configuration: q_in.to_vec(),
+                iterations: 0,
+                contacts,
+                distance,
+                selection: None,
+                stats,
+            });
+        }
+        let frame = self.norm.around(q_in)?;
+
+        // 1–2. Free candidates, each projected; the least norm starts.
+        let started = Instant::now();
+        let candidates = self.free_candidates(q_in, hint, &mut stats)?;
+        stats.free_candidates = candidates.len();
+        stats.selection_time = started.elapsed();
+        let started = Instant::now();
+        let mut best: Option<(f64, Vec<f64>, FreeSelection)> = None;
+        for (q_f, how) in candidates {
+            let q_c = self.project(&q_f, q_in, &mut stats)?;
+            let s = frame.norm(&q_c)?;
+            if best.as_ref().is_none_or(|b| s < b.0) {
+                best = Some((s, q_c, how));
+            }
+        }
+        stats.projection_time += started.elapsed();
+        let Some((mut sigma, mut q_c, how)) = best else {
+            return Ok(PdReport {
+                status: PdStatus::NoFreeConfiguration,
+                value: f64::INFINITY,
+                configuration: q_in.to_vec(),
+                iterations: 0,
+                contacts: Vec::new(),
+                distance: 0.0,
+                selection: None,
+                stats,
+            });
+        };
+        stats.projected_value = sigma;
+
+        // 3–5. Constrained optimisation and re-projection.
+        let mut iterations = 0;
+        let mut contacts = Vec::new();
+        for _ in 0..self.options.max_iterations {
+            let started = Instant::now();
+            let q1 = self.optimise(&frame, &q_c, &mut contacts, &mut stats)?;
+            stats.optimisation_time += started.elapsed();
+            let Some(q1) = q1 else { break };
+            let s1 = frame.norm(&q1)?;
+            if s1.partial_cmp(&(sigma * (1.0 - self.options.min_improvement)))
+                != Some(core::cmp::Ordering::Less)
+            {
+                break;
+            }
+            let started = Instant::now();
+            stats.discrete_checks += 1;
+            let q2 = if self.checker.collides(&q1, &mut self.check_ws)? {
+                let p = self.ccd_towards(&q_c, &q1, &mut stats)?;
+                p.q
+            } else {
+                self.project(&q1, q_in, &mut stats)?
+            };
+            stats.projection_time += started.elapsed();
+            let s2 = frame.norm(&q2)?;
+            if s2 < sigma * (1.0 - self.options.min_improvement) {
+                stats.discrete_checks += 1;
+                if self.checker.collides(&q2, &mut self.check_ws)? {
+                    break;
+                }
+                sigma = s2;
+                q_c = q2;
+                iterations += 1;
+            } else {
+                break;
+            }
+        }
+        self.checker.contacts(
+            &q_c,
+            self.options.tolerance(),
+            &mut contacts,
+            &mut self.check_ws,
+        )?;
+        let distance = self.checker.distance(&q_c, &mut self.check_ws)?.0;
+        self.last = Some(q_c.clone());
+        Ok(PdReport {
+            status: PdStatus::Separated,
+            value: sigma,
+            configuration: q_c,
+            iterations,
+            contacts,
+            distance,
+            selection: Some(how),
+            stats,
+        })
+    }
+
+    /// The free starting configurations of step 1.
+    fn free_candidates(
+        &mut self,
+        q_in: &[f64],
+        hint: Option<&[f64]>,
+        stats: &mut PdStats,
+    ) -> Result<Vec<(Vec<f64>, FreeSelection)>, PdError> {
+        let mut out = Vec::new();
+        let coherent: Vec<Vec<f64>> = hint
+            .map(<[f64]>::to_vec)
+            .into_iter()
+            .chain(self.last.clone())
+            .collect();
+        for q in coherent {
+            stats.discrete_checks += 1;
+            if !self.checker.collides(&q, &mut self.check_ws)? {
+                out.push((q, FreeSelection::MotionCoherence));
+            }
+        }
+        if let Some(q) = self.successive_perturbation(q_in, stats)? {
+            out.push((q, FreeSelection::SuccessivePerturbation));
+        }
+        for q in self.constrained_translations(q_in, stats)? {
+            out.push((q, FreeSelection::ConstrainedTranslation));
+        }
+        Ok(out)
+    }
+
+    /// Successive perturbation (M5 Alg. 1, with the preprocessing of nodes
+    /// with several children); `None` when it fails.
+    fn successive_perturbation(
+        &mut self,
+        q_in: &[f64],
+        stats: &mut PdStats,
+    ) -> Result<Option<Vec<f64>>, PdError> {
+        let tree = self.tree();
+        let n = tree.len();
+        let mut colliding = self.colliding_links(q_in, stats)?;
+        let mut q = q_in.to_vec();
+        // The node whose joint is perturbed for a colliding link: the
+        // nearest ancestor-or-self with a movable joint.
+        let movable = |i: usize| tree.links()[i].joint().kind.dof() > 0;
+        let branching = |i: usize| tree.links()[i].children().len() > 1;
+        // Preprocessing: colliding nodes with several children, root side
+        // first.
+        let mut multi: Vec<usize> = (0..n).filter(|&i| colliding[i] && branching(i)).collect();
+        multi.sort_by_key(|&i| tree.links()[i].depth());
+        for i in multi {
+            if !self.perturb(&mut q, i, stats)? {
+                return Ok(None);
+            }
+        }
+        colliding = self.colliding_links(&q, stats)?;
+        let mut list: Vec<usize> = (0..n).filter(|&i| colliding[i]).collect();
+        list.sort_by_key(|&i| core::cmp::Reverse(tree.links()[i].depth()));
+        while let Some(&first) = list.first() {
+            list.remove(0);
+            // Still colliding? An earlier perturbation may have freed it.
+            if !self.subtree_collides(&q, first, stats)? {
+                continue;
+            }
+            let mut node = first;
+            loop {
+                if movable(node) && self.perturb(&mut q, node, stats)? {
+                    break;
+                }
+                match tree.links()[node].parent() {
+                    None => return Ok(None),
+                    Some(p) => {
+                        if branching(p) {
+                            return Ok(None);
+                        }
+                        node = p;
+                    }
+                }
+            }
+        }
+        stats.discrete_checks += 1;
+        Ok((!self.checker.collides(&q, &mut self.check_ws)?).then_some(q))
+    }
+
+    /// Whether link `i` or a descendant is in an overlapping pair at `q`.
+    fn subtree_collides(
+        &mut self,
+        q: &[f64],
+        i: usize,
+        stats: &mut PdStats,
+    ) -> Result<bool, PdError> {
+        let tree = self.tree();
+        let inside = |k: usize| k == i || tree.ancestors(k).any(|a| a == i);
+        let wanted = |l: usize, o: Other| inside(l) || matches!(o, Other::Link(j) if inside(j));
+        stats.discrete_checks += 1;
+        Ok(self
+            .checker
+            .first_overlap(q, wanted, &mut self.check_ws)?
+            .is_some())
+    }
+
+    /// Perturbs link `i`'s joint by growing steps, both ways along each of
+    /// its tangent directions, until `i` and its descendants are free;
+    /// writes the first success into `q`.
+    fn perturb(&mut self, q: &mut [f64], i: usize, stats: &mut PdStats) -> Result<bool, PdError> {
+        let tree = self.tree();
+        let joint = tree.links()[i].joint().clone();
+        let dof = joint.kind.dof();
+        if dof == 0 {
+            return Ok(false);
+        }
+        let steps = self.options.perturbation_steps.max(1);
+        let range = self.options.perturbation_range;
+        let mut trial = q.to_vec();
+        for k in 1..=steps {
+            let size = range * 0.5_f64.powi(i32::try_from(steps - k).unwrap_or(i32::MAX));
+            for axis in 0..dof {
+                for sign in [1.0, -1.0] {
+                    trial.copy_from_slice(q);
+                    let translational = matches!(joint.kind, JointType::Prismatic { .. })
+                        || (matches!(joint.kind, JointType::Floating) && axis < 3)
+                        || (matches!(joint.kind, JointType::Planar { .. }) && axis < 2);
+                    let step = if translational {
+                        size * self.radius
+                    } else {
+                        size
+                    };
+                    retract(tree, &mut trial, i, axis, sign * step);
+                    if !tree.within_limits(&trial) {
+                        continue;
+                    }
+                    if !self.subtree_collides(&trial, i, stats)? {
+                        q.copy_from_slice(&trial);
+                        return Ok(true);
+                    }
+                }
+            }
+        }
+        Ok(false)
+    }
+
+    /// The model's translational degrees of freedom: the translations of
+    /// the root chain above every link with geometry.
+    fn free_axes(&self, q_in: &[f64]) -> Result<Vec<FreeAxis>, PdError> {
+        let tree = self.tree();
+        let roots: Vec<usize> = (0..tree.len())
+            .filter(|&i| tree.links()[i].parent().is_none())
+            .collect();
+        let mut axes = Vec::new();
+        let [root] = roots[..] else { return Ok(axes) };
+        let poses = tree.poses(q_in)?;
+        let mut i = root;
+        loop {
+            let link = &tree.links()[i];
+            let frame = match link.parent() {
+                Some(p) => poses[p] * *link.origin(),
+                None => *link.origin(),
+            };
+            let start = tree.q_range(i).start;
+            match link.joint().kind {
+                JointType::Prismatic { axis } => axes.push(FreeAxis {
+                    q_index: start,
+                    direction: frame.transform_vector3(axis).normalize(),
+                }),
+                JointType::Floating => {
+                    for (k, e) in [DVec3::X, DVec3::Y, DVec3::Z].into_iter().enumerate() {
+                        axes.push(FreeAxis {
+                            q_index: start + k,
+                            direction: frame.transform_vector3(e).normalize(),
+                        });
+                    }
+                }
+                JointType::Planar { normal } => {
+                    let (u, v) = JointType::plane_axes(normal);
+                    for (k, e) in [u, v].into_iter().enumerate() {
+                        axes.push(FreeAxis {
+                            q_index: start + k,
+                            direction: frame.transform_vector3(e).normalize(),
+                        });
+                    }
+                }
+                _ => {}
+            }
+            let has_geometry = self.body.links()[i].is_some();
+            match link.children() {
+                [child] if !has_geometry => i = *child,
+                _ => break,
+            }
+        }
+        Ok(axes)
+    }
+
+    /// Constrained translation (M5 eq. 20) along the centroid difference,
+    /// and along each free axis both ways when
+    /// [`PdOptions::axis_translations`] is on; the free ones.
+    fn constrained_translations(
+        &mut self,
+        q_in: &[f64],
+        stats: &mut PdStats,
+    ) -> Result<Vec<Vec<f64>>, PdError> {
+        let axes = self.free_axes(q_in)?;
+        if axes.is_empty() {
+            return Ok(Vec::new());
+        }
+        // A self-colliding model moves rigidly from a self-collision-free
+        // pose: the rest configuration, else the neutral one.
+        let mut base = q_in.to_vec();
+        if self.self_colliding(q_in, stats)? {
+            let rest = match &self.rest {
+                Some(r) => r.clone(),
+                None => self.tree().neutral_configuration(),
+            };
+            let mut candidate = rest;
+            for a in &axes {
+                candidate[a.q_index] = q_in[a.q_index];
+            }
+            if self.self_colliding(&candidate, stats)? {
+                return Ok(Vec::new());
+            }
+            base = candidate;
+        }
+        let (o_a, r_a) = self.model_sphere(&base)?;
+        let (o_b, r_b) = self.obstacle_sphere(q_in)?;
+        let mut directions = Vec::new();
+        let diff = o_a - o_b;
+        if diff.length() > 0.0 {
+            directions.push(diff / diff.length());
+        }
+        if self.options.axis_translations {
+            // The free axes both ways, and their pairwise and threefold
+            // diagonals (the 26 directions of a cube for three axes).
+            let n = axes.len().min(3);
+            for code in 1..3_i32.pow(u32::try_from(n).unwrap_or(3)) {
+                // Base-3 digits of `code` as signs −1, 0, 1 per axis.
+                let mut rest = code;
+                let mut d = DVec3::ZERO;
+                for a in &axes[..n] {
+                    d += a.direction * f64::from(rest % 3 - 1);
+                    rest /= 3;
+                }
+                if let Some(d) = d.try_normalize() {
+                    directions.push(d);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        for d in directions {
+            let reach = r_a + r_b;
+            let mut scale = 1.0;
+            for _ in 0..4 {
+                let q = translate(&base, &axes, d * reach * scale);
+                if q.iter().zip(&base).all(|(x, y)| x == y) {
+                    break;
+                }
+                if self.tree().within_limits(&q) {
+                    stats.discrete_checks += 1;
+                    if !self.checker.collides(&q, &mut self.check_ws)? {
+                        out.push(q);
+                        break;
+                    }
+                }
+                scale *= 2.0;
+            }
+        }
+        Ok(out)
+    }
+
+    /// Whether some link–link pair overlaps at `q`.
+    fn self_colliding(&mut self, q: &[f64], stats: &mut PdStats) -> Result<bool, PdError> {
+        stats.discrete_checks += 1;
+        Ok(self
+            .checker
+            .first_overlap(q, |_, o| matches!(o, Other::Link(_)), &mut self.check_ws)?
+            .is_some())
+    }
+
+    /// One flag per link: whether it is in an overlapping pair at `q`.
+    fn colliding_links(&mut self, q: &[f64], stats: &mut PdStats) -> Result<Vec<bool>, PdError> {
+        stats.discrete_checks += 1;
+        let mut pairs = Vec::new();
+        self.checker
+            .overlapping_pairs(q, &mut pairs, &mut self.check_ws)?;
+        let mut flags = vec![false; self.tree().len()];
+        for (l, o) in pairs {
+            flags[l] = true;
+            if let Other::Link(j) = o {
+                flags[j] = true;
+            }
+        }
+        Ok(flags)
+    }
+
+    /// The model's centroid (volume-weighted) and bounding radius at `q`.
+    fn model_sphere(&self, q: &[f64]) -> Result<(DVec3, f64), PdError> {
+        let poses = self.tree().poses(q)?;
+        let mut centre = DVec3::ZERO;
+        let mut volume = 0.0;
+        for (i, pose) in poses.iter().enumerate() {
+            if let Some(m) = self.norm.link_mass(i) {
+                centre += pose.transform_point3(m.centroid) * m.volume;
+                volume += m.volume;
+            }
+        }
+        let centre = if volume > 0.0 {
+            centre / volume
+        } else {
+            DVec3::ZERO
+        };
+        let radius = self
+            .body
+            .links()
+            .iter()
+            .zip(&poses)
+            .filter_map(|(g, p)| g.as_ref().map(|g| (g, p)))
+            .map(|(g, p)| (p.transform_point3(g.sphere.center) - centre).length() + g.sphere.radius)
+            .fold(0.0, f64::max);
+        Ok((centre, radius))
+    }
+
+    /// The centre and radius of a ball around the obstacles the model
+    /// overlaps at `q_in` (all obstacles when it overlaps none, e.g. only
+    /// itself).
+    fn obstacle_sphere(&mut self, q_in: &[f64]) -> Result<(DVec3, f64), PdError> {
+        let obstacles = self.checker.obstacles();
+        let mut hit = vec![false; obstacles.len()];
+        let mut pairs = Vec::new();
+        self.checker
+            .overlapping_pairs(q_in, &mut pairs, &mut self.check_ws)?;
+        for (_, other) in pairs {
+            if let Other::Obstacle(o) = other {
+                hit[o] = true;
+            }
+        }
+        let any = hit.iter().any(|&h| h);
+        let mut lo = DVec3::INFINITY;
+        let mut hi = DVec3::NEG_INFINITY;
+        for (o, obstacle) in obstacles.iter().enumerate() {
+            if any && !hit[o] {
+                continue;
+            }
+            let b = obstacle.world_aabb()?;
+            lo = lo.min(b.min);
+            hi = hi.max(b.max);
+        }
+        if !lo.is_finite() || !hi.is_finite() {
+            return Ok((DVec3::ZERO, 0.0));
+        }
+        Ok(((lo + hi) * 0.5, (hi - lo).length() * 0.5))
+    }
+
+    /// Contact-space projection of the free `q_f` towards `q_in` (step 2).
+    fn project(
+        &mut self,
+        q_f: &[f64],
+        q_in: &[f64],
+        stats: &mut PdStats,
+    ) -> Result<Vec<f64>, PdError> {
+        let tree = self.tree();
+        let mut q = q_f.to_vec();
+        // Rigid start: the root chain's rotations to the target's.
+        let mut turned = q.clone();
+        let mut changed = false;
+        for i in 0..tree.len() {
+            let r = tree.q_range(i);
+            match tree.links()[i].joint().kind {
+                JointType::Floating => {
+                    turned[r.start + 3..r.end].copy_from_slice(&q_in[r.start + 3..r.end]);
+                    changed = true;
+                }
+                JointType::Planar { .. } => {
+                    turned[r.start + 2] = q_in[r.start + 2];
+                    changed = true;
+                }
+                _ => {}
+            }
+        }
+        if changed && turned != q {
+            stats.discrete_checks += 1;
+            if !self.checker.collides(&turned, &mut self.check_ws)? {
+                q = turned;
+            }
+        }
+        // CCDg (Alg. 2, lines 1–6).
+        let movable: Vec<usize> = (0..tree.len())
+            .filter(|&i| tree.links()[i].joint().kind.dof() > 0)
+            .collect();
+        let mut active = vec![false; tree.len()];
+        for &i in &movable {
+            active[i] = true;
+        }
+        loop {
+            let mut target = q.clone();
+            let mut any = false;
+            for &i in &movable {
+                if active[i] {
+                    let r = tree.q_range(i);
+                    if target[r.clone()] != q_in[r.clone()] {
+                        any = true;
+                    }
+                    target[r.clone()].copy_from_slice(&q_in[r]);
+                }
+            }
+            if !any {
+                break;
+            }
+            let p = self.ccd_towards(&q, &target, stats)?;
+            q = p.q;
+            if p.reached {
+                break;
+            }
+            let mut removed = false;
+            let (a, b) = p.contact_links.unwrap_or((usize::MAX, None));
+            for l in [Some(a), b].into_iter().flatten() {
+                if l == usize::MAX {
+                    continue;
+                }
+                for k in core::iter::once(l).chain(tree.ancestors(l)) {
+                    if active[k] {
+                        active[k] = false;
+                        removed = true;
+                    }
+                }
+            }
+            if !removed {
+                break;
+            }
+        }
+        // Greedy optimisation (lines 7–14): each joint alone, root first.
+        let mut order = movable;
+        order.sort_by_key(|&i| tree.links()[i].depth());
+        for i in order {
+            let r = tree.q_range(i);
+            if q[r.clone()] == q_in[r.clone()] {
+                continue;
+            }
+            let mut target = q.clone();
+            target[r.clone()].copy_from_slice(&q_in[r]);
+            q = self.ccd_towards(&q, &target, stats)?.q;
+        }
+        Ok(q)
+    }
+
+    /// The first contact from the free `q0` towards `q1` (forward CCD, and
+    /// the reverse pass when on): the contact configuration nearer `q1`.
+    fn ccd_towards(
+        &mut self,
+        q0: &[f64],
+        q1: &[f64],
+        stats: &mut PdStats,
+    ) -> Result<Projected, PdError> {
+        let forward = self.ccd_once(q0, q1, stats)?;
+        if forward.reached || self.options.reverse_samples == 0 {
+            return Ok(forward);
+        }
+        // Reverse pass: from the in-collision end back, at distances
+        // growing geometrically (1/2ⁿ⁻¹, …, 1/4, 1/2 of the way), the first
+        // free sample beyond the forward contact, projected forward again.
+        let tree = self.tree();
+        let motion = JointSpaceMotion::new(tree, q0, q1)?;
+        let n = self.options.reverse_samples;
+        let toc = forward_time(q0, q1, &forward.q);
+        let mut sample = vec![0.0; q0.len()];
+        for k in (1..n).rev() {
+            let s = 1.0 - 0.5_f64.powi(i32::try_from(k).unwrap_or(i32::MAX));
+            if s <= toc {
+                break;
+            }
+            motion.config_at(tree, s, &mut sample)?;
+            stats.discrete_checks += 1;
+            if !self.checker.collides(&sample, &mut self.check_ws)? {
+                return self.ccd_once(&sample, q1, stats);
+            }
+        }
+        Ok(forward)
+    }
+
+    /// One CCD query from `q0` towards `q1`; a query that runs out of its
+    /// iteration budget resumes from where it stopped, up to
+    /// [`RESUMES`] times (gliding motions near contact take many short
+    /// steps).
+    fn ccd_once(
+        &mut self,
+        q0: &[f64],
+        q1: &[f64],
+        stats: &mut PdStats,
+    ) -> Result<Projected, PdError> {
+        let mut p = self.ccd_single(q0, q1, stats)?;
+        for _ in 0..RESUMES {
+            if !p.exhausted {
+                break;
+            }
+            let next = self.ccd_single(&p.q, q1, stats)?;
+            if next.q == p.q {
+                break;
+            }
+            p = next;
+        }
+        Ok(p)
+    }
+
+    /// One CCD query from `q0` towards `q1`, no resume.
+    fn ccd_single(
+        &mut self,
+        q0: &[f64],
+        q1: &[f64],
+        stats: &mut PdStats,
+    ) -> Result<Projected, PdError> {
+        stats.ccd_calls += 1;
+        let report = self.ccd.first_contact(q0, q1, &mut self.ccd_ws)?;
+        let tree = self.tree();
+        let at = |t: f64| -> Result<Vec<f64>, PdError> {
+            let mut q = vec![0.0; q0.len()];
+            JointSpaceMotion::new(tree, q0, q1)?.config_at(tree, t, &mut q)?;
+            Ok(q)
+        };
+        Ok(match report.status {
+            CcdStatus::Free => Projected {
+                q: q1.to_vec(),
+                contact_links: None,
+                reached: true,
+                exhausted: false,
+            },
+            CcdStatus::Collides => {
+                let c = report.contact.as_ref();
+                let links = c.map(|c| {
+                    (
+                        c.link,
+                        match c.other {
+                            Other::Link(j) => Some(j),
+                            Other::Obstacle(_) => None,
+                        },
+                    )
+                });
+                Projected {
+                    q: at(report.toc_lower_bound)?,
+                    contact_links: links,
+                    reached: false,
+                    exhausted: false,
+                }
+            }
+            CcdStatus::BudgetExhausted => Projected {
+                q: at(report.toc_lower_bound)?,
+                contact_links: None,
+                reached: false,
+                exhausted: true,
+            },
+            CcdStatus::CollidingAtStart => Projected {
+                q: q0.to_vec(),
+                contact_links: report.contact.map(|c| {
+                    (
+                        c.link,
+                        match c.other {
+                            Other::Link(j) => Some(j),
+                            Other::Obstacle(_) => None,
+                        },
+                    )
+                }),
+                reached: false,
+                exhausted: false,
+            },
+        })
+    }
+
+    /// One constrained optimisation on the linearised local contact space
+    /// at `q_c` (step 3); `None` when there is no contact to linearise.
+    fn optimise(
+        &mut self,
+        frame: &NormFrame,
+        q_c: &[f64],
+        contacts: &mut Vec<ContactPoint>,
+        stats: &mut PdStats,
+    ) -> Result<Option<Vec<f64>>, PdError> {
+        let tree = self.tree();
+        self.checker
+            .contacts(q_c, self.options.tolerance(), contacts, &mut self.check_ws)?;
+        contacts.truncate(self.options.max_contacts);
+        if contacts.is_empty() {
+            return Ok(None);
+        }
+        let dof = tree.dof();
+        let nx = frame.nx();
+        let m = contacts.len();
+        stats.contact_rows += m;
+        let poses = tree.poses(q_c)?;
+        // C (m × dof): nᵀ (J_a − J_b).
+        let mut c = vec![0.0; m * dof];
+        let mut jac = vec![DVec3::ZERO; dof];
+        for (row, contact) in contacts.iter().enumerate() {
+            let r = &mut c[row * dof..(row + 1) * dof];
+            let local = poses[contact.link]
+                .inverse()
+                .transform_point3(contact.point_a);
+            tree.point_jacobian(q_c, &poses, contact.link, local, &mut jac)?;
+            for (x, j) in r.iter_mut().zip(&jac) {
+                *x += contact.normal.dot(*j);
+            }
+            if let Other::Link(b) = contact.other {
+                let local = poses[b].inverse().transform_point3(contact.point_b);
+                tree.point_jacobian(q_c, &poses, b, local, &mut jac)?;
+                for (x, j) in r.iter_mut().zip(&jac) {
+                    *x -= contact.normal.dot(*j);
+                }
+            }
+        }
+        // C′ = C T (m × nx).
+        let mut t = vec![0.0; dof * nx];
+        match frame.tangent_from_x(q_c, &mut t) {
+            Ok(()) => {}
+            // A half turn from the input: the chart is singular there, so
+            // this configuration cannot be improved by linearisation.
+            Err(PdError::OutsideChart { .. }) => return Ok(None),
+            Err(e) => return Err(e),
+        }
+        let mut cp = vec![0.0; m * nx];
+        for row in 0..m {
+            for k in 0..dof {
+                let v = c[row * dof + k];
+                if v == 0.0 {
+                    continue;
+                }
+                for j in 0..nx {
+                    cp[row * nx + j] += v * t[k * nx + j];
+                }
+            }
+        }
+        // H⁻¹C′ᵀ (nx × m), A = C′H⁻¹C′ᵀ, b = C′X_c.
+        let mut hc = vec![0.0; nx * m];
+        let mut col = vec![0.0; nx];
+        let mut out = vec![0.0; nx];
+        for row in 0..m {
+            col.copy_from_slice(&cp[row * nx..(row + 1) * nx]);
+            frame.apply_h_inverse(&col, &mut out);
+            for j in 0..nx {
+                hc[j * m + row] = out[j];
+            }
+        }
+        let mut a = vec![0.0; m * m];
+        for r1 in 0..m {
+            for r2 in 0..m {
+                let mut s = 0.0;
+                for j in 0..nx {
+                    s += cp[r1 * nx + j] * hc[j * m + r2];
+                }
+                a[r1 * m + r2] = s;
+            }
+        }
+        let mut x_c = vec![0.0; nx];
+        frame.to_x(q_c, &mut x_c)?;
+        let b: Vec<f64> = (0..m)
+            .map(|r| (0..nx).map(|j| cp[r * nx + j] * x_c[j]).sum())
+            .collect();
+        let mut lambda = vec![0.0; m];
+        let report = solve_pgs(&a, &b, &mut lambda, &self.options.pgs);
+        stats.pgs_iterations += report.iterations;
+        let x_star: Vec<f64> = (0..nx)
+            .map(|j| (0..m).map(|r| hc[j * m + r] * lambda[r]).sum())
+            .collect();
+        // The unit-quaternion (and |2 sin(Δ/2)| ≤ 2) adjustment.
+        let dx: Vec<f64> = x_star.iter().zip(&x_c).map(|(s, c)| s - c).collect();
+        // Just inside the domain: its boundary (a half turn) is where the
+        // next linearisation would be singular.
+        let w = frame.max_step_in_domain(&x_c, &dx) * (1.0 - 1e-6);
+        if w.is_nan() || w <= 0.0 {
+            return Ok(None);
+        }
+        let x1: Vec<f64> = x_c.iter().zip(&dx).map(|(c, d)| c + w * d).collect();
+        let mut q1 = vec![0.0; q_c.len()];
+        frame.from_x(&x1, &mut q1)?;
+        let q1 = tree.clamp_to_limits(&q1)?;
+        Ok(Some(q1))
+    }
+
+    /// The translational depth along `directions` (world; each projected
+    /// on the model's free axes): for each, the model is translated from
+    /// `q_in` along it until free (doubling from `r_A + r_B`) and projected
+    /// back by translational CCD; the shortest. `None` when the model has
+    /// no translational degree of freedom or no direction frees it.
+    ///
+    /// # Errors
+    /// As [`PdSolver::penetration_depth`].
+    pub fn translational_depth(
+        &mut self,
+        q_in: &[f64],
+        directions: &[DVec3],
+    ) -> Result<Option<TranslationalDepth>, PdError> {
+        self.tree().validate_config(q_in)?;
+        let axes = self.free_axes(q_in)?;
+        if axes.is_empty() {
+            return Ok(None);
+        }
+        let mut stats = PdStats::default();
+        let (_, r_a) = self.model_sphere(q_in)?;
+        let (_, r_b) = self.obstacle_sphere(q_in)?;
+        let mut best: Option<TranslationalDepth> = None;
+        for &d in directions {
+            let Some(d) = d.try_normalize() else { continue };
+            let mut scale = 1.0;
+            for _ in 0..6 {
+                let far = translate(q_in, &axes, d * (r_a + r_b) * scale);
+                if !self.tree().within_limits(&far) {
+                    break;
+                }
+                if !self.checker.collides(&far, &mut self.check_ws)? {
+                    let p = self.ccd_once(&far, q_in, &mut stats)?;
+                    let moved: DVec3 = axes
+                        .iter()
+                        .map(|a| a.direction * (p.q[a.q_index] - q_in[a.q_index]))
+                        .sum();
+                    let depth = moved.length();
+                    if best.as_ref().is_none_or(|b| depth < b.depth) {
+                        best = Some(TranslationalDepth {
+                            depth,
+                            direction: d,
+                            configuration: p.q,
+                        });
+                    }
+                    break;
+                }
+                scale *= 2.0;
+            }
+        }
+        Ok(best)
+    }
+}
+
+/// `q` with the model translated by `t` (world) through its free axes.
+fn translate(q: &[f64], axes: &[FreeAxis], t: DVec3) -> Vec<f64> {
+    let mut out = q.to_vec();
+    for a in axes {
+        out[a.q_index] += t.dot(a.direction);
+    }
+    out
+}
+
+/// Moves link `i`'s joint by `step` along its tangent direction `axis`
+/// (as [`KinematicTree::point_jacobian`] orders them).
+fn retract(tree: &KinematicTree, q: &mut [f64], i: usize, axis: usize, step: f64) {
+    let r = tree.q_range(i);
+    let v = &mut q[r];
+    match tree.links()[i].joint().kind {
+        JointType::Spherical | JointType::OrientationUncertain { .. } => {
+            turn(&mut v[0..4], axis, step);
+        }
+        JointType::Floating => {
+            if axis < 3 {
+                v[axis] += step;
+            } else {
+                turn(&mut v[3..7], axis - 3, step);
+            }
+        }
+        _ => {
+            if let Some(x) = v.get_mut(axis) {
+                *x += step;
+            }
+        }
+    }
+}
+
+/// Turns the quaternion `(x, y, z, w)` by `angle` about joint-frame axis
+/// `axis` applied after it (`q ← exp(ω/2) ⊗ q`).
+fn turn(v: &mut [f64], axis: usize, angle: f64) {
+    let e = [DVec3::X, DVec3::Y, DVec3::Z][axis.min(2)];
+    let q = DQuat::from_xyzw(v[0], v[1], v[2], v[3]).normalize();
+    let r = (DQuat::from_axis_angle(e, angle) * q).normalize();
+    v.copy_from_slice(&[r.x, r.y, r.z, r.w]);
+}
+
+/// The parameter of `q` on the segment `q0 → q1` (by the largest joint
+/// change), for comparing where projections stopped.
+fn forward_time(q0: &[f64], q1: &[f64], q: &[f64]) -> f64 {
+    let mut best = (0.0, 0.0);
+    for ((a, b), x) in q0.iter().zip(q1).zip(q) {
+        let span = (b - a).abs();
+        if span > best.0 {
+            best = (span, (x - a) / (b - a));
+        }
+    }
+    best.1.clamp(0.0, 1.0)
+}
