@@ -13,7 +13,7 @@
 //! other (a link inside a closed obstacle, or inside a closed link).
 
 use armature_bvh_geometry::query::{
-    CollideMode, CollideWorkspace, DistanceVolume, DistanceWorkspace, MeshObject,
+    CollideMode, CollideWorkspace, DistanceVolume, DistanceWorkspace, MeshObject, capped_distance,
     closest_points_triangle_triangle, collide, containment, distance, relative_pose,
 };
 use armature_bvh_geometry::{
@@ -278,6 +278,21 @@ impl<'a> Checker<'a> {
         q: &[f64],
         ws: &mut CheckWorkspace,
     ) -> Result<(f64, Option<(usize, Other)>), PdError> {
+        self.distance_below(q, f64::INFINITY, ws)
+    }
+
+    /// [`Checker::distance`] over the pairs closer than `cap` only: `(+∞,
+    /// None)` when no pair is; far cheaper than the full distance when a
+    /// pair is known to be near (a configuration in contact).
+    ///
+    /// # Errors
+    /// As [`Checker::first_overlap`].
+    pub fn distance_below(
+        &self,
+        q: &[f64],
+        cap: f64,
+        ws: &mut CheckWorkspace,
+    ) -> Result<(f64, Option<(usize, Other)>), PdError> {
         self.pose(q, ws)?;
         let poses = core::mem::take(&mut ws.poses);
         let mut best = (f64::INFINITY, None);
@@ -286,7 +301,7 @@ impl<'a> Checker<'a> {
             let Some([a, b]) = self.members(&poses, link, other) else {
                 continue;
             };
-            if a.aabb.distance(&b.aabb) >= best.0 {
+            if a.aabb.distance(&b.aabb) >= best.0.min(cap) {
                 continue;
             }
             let objects =
@@ -295,6 +310,24 @@ impl<'a> Checker<'a> {
                         .map(|mb| (ma, mb))
                 });
             match objects {
+                Ok((ma, mb)) if cap.is_finite() => {
+                    // Exact below the smaller of the cap and the best so
+                    // far: farther node pairs are never explored.
+                    match capped_distance(&ma, &mb, 0.0, best.0.min(cap), &mut ws.distance, None) {
+                        Ok(c) => {
+                            if let Some(d) = c.nearest
+                                && d.distance < best.0
+                                && d.distance < cap
+                            {
+                                best = (d.distance, Some((link, other)));
+                            }
+                        }
+                        Err(e) => {
+                            result = Err(e.into());
+                            break;
+                        }
+                    }
+                }
                 Ok((ma, mb)) => {
                     let d = distance(&ma, &mb, &mut ws.distance, None);
                     if d.distance < best.0 {

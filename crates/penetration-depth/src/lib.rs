@@ -11,5 +11,5 @@ pub mod solver;
 pub use contact::{CheckWorkspace, Checker, ContactPoint};
 pub use error::PdError;
 pub use solver::{
-    FreeSelection, PdOptions, PdReport, PdSolver, PdStats, PdStatus, TranslationalDepth,
+    FreeSelection, PdOptions, PdReport, PdSolver, PdStats, PdStatus, Projection, TranslationalDepth,
 };

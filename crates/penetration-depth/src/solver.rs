@@ -57,7 +57,7 @@ use std::time::{Duration, Instant};
 
 use armature_bvh_geometry::{ArticulatedBody, DisabledPairs, Obstacle};
 use armature_conservative_advance::{CcdOptions, CcdScene, CcdStatus, CcdWorkspace, Other};
-use armature_kinematics::{JointSpaceMotion, JointType, KinematicTree};
+use armature_kinematics::{CurveLengthBounds, JointSpaceMotion, JointType, KinematicTree};
 use glam::{DQuat, DVec3};
 
 use crate::PdError;
@@ -103,6 +103,9 @@ pub struct PdOptions {
     /// Most contact rows in one linearised contact space (the closest
     /// ones). Default 96.
     pub max_contacts: usize,
+    /// How a projection finds the contact between a free and a colliding
+    /// configuration. Default [`Projection::Bisection`].
+    pub projection: Projection,
     /// The LCP solver's options.
     pub pgs: PgsOptions,
     /// Conservative advancement's iteration budget per pair.
@@ -123,6 +126,7 @@ impl Default for PdOptions {
             reverse_samples: 10,
             axis_translations: true,
             max_contacts: 96,
+            projection: Projection::Bisection,
             pgs: PgsOptions::default(),
             max_ca_iterations_per_pair: CcdOptions::default().max_ca_iterations_per_pair,
         }
@@ -155,6 +159,13 @@ impl PdOptions {
     #[must_use]
     pub const fn with_skip_adjacent(mut self, on: bool) -> Self {
         self.skip_adjacent = on;
+        self
+    }
+
+    /// Sets [`PdOptions::projection`].
+    #[must_use]
+    pub const fn with_projection(mut self, p: Projection) -> Self {
+        self.projection = p;
         self
     }
 
@@ -218,6 +229,24 @@ impl PdOptions {
             .with_skip_adjacent(self.skip_adjacent)
             .with_max_ca_iterations_per_pair(self.max_ca_iterations_per_pair)
     }
+}
+
+/// How a projection moves from a free configuration towards a target
+/// until contact.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Projection {
+    /// Bisection on discrete tests along the joint-space segment, until
+    /// the curve-length bound of M2 (every point's travel) between the
+    /// free and the colliding end is within half the contact tolerance:
+    /// the free end is then in contact. It finds *a* contact on the
+    /// segment, not necessarily the first (a free end is all the answer
+    /// needs), at the cost of a few tens of discrete tests.
+    #[default]
+    Bisection,
+    /// Conservative advancement (`armature-conservative-advance`): the
+    /// first contact along the segment, the path to it certified free.
+    /// Slower near contact, where gliding motions take many short steps.
+    ContinuousCollision,
 }
 
 /// How a query ended.
@@ -337,6 +366,9 @@ struct Projected {
 /// budget.
 const RESUMES: usize = 8;
 
+/// Most passes of the greedy optimisation.
+const GREEDY_PASSES: usize = 4;
+
 /// PDg for one body among obstacles, prepared once for many queries (one
 /// value per thread).
 #[derive(Debug)]
@@ -347,6 +379,8 @@ pub struct PdSolver<'a> {
     ccd_ws: CcdWorkspace,
     check_ws: CheckWorkspace,
     norm: ObjectNorm,
+    curve: CurveLengthBounds,
+    lambda: Vec<f64>,
     options: PdOptions,
     /// The last separating configuration (motion coherence).
     last: Option<Vec<f64>>,
@@ -382,6 +416,14 @@ impl<'a> PdSolver<'a> {
             options.skip_adjacent,
         )?;
         let ccd = CcdScene::new(body, obstacles, disabled, &options.ccd())?;
+        // A link without geometry moves no point: one point at its origin
+        // keeps the bounds' tables total.
+        let points: Vec<&[DVec3]> = body
+            .links()
+            .iter()
+            .map(|g| g.as_ref().map_or(&[DVec3::ZERO][..], |g| g.mesh.vertices()))
+            .collect();
+        let curve = CurveLengthBounds::new(body.tree(), &points)?;
         let radius = body
             .links()
             .iter()
@@ -396,6 +438,8 @@ impl<'a> PdSolver<'a> {
             ccd_ws: CcdWorkspace::new(),
             check_ws: CheckWorkspace::new(),
             norm,
+            lambda: vec![0.0; body.tree().len()],
+            curve,
             options: *options,
             last: None,
             rest: None,
@@ -475,7 +519,7 @@ impl<'a> PdSolver<'a> {
         let mut stats = PdStats::default();
         stats.discrete_checks += 1;
         if !self.checker.collides(q_in, &mut self.check_ws)? {
-            let distance = self.checker.distance(q_in, &mut self.check_ws)?.0;
+            let distance = self.distance(q_in)?;
             let mut contacts = Vec::new();
             self.checker.contacts(
                 q_in,
@@ -567,7 +611,7 @@ impl<'a> PdSolver<'a> {
             &mut contacts,
             &mut self.check_ws,
         )?;
-        let distance = self.checker.distance(&q_c, &mut self.check_ws)?.0;
+        let distance = self.distance(&q_c)?;
         self.last = Some(q_c.clone());
         Ok(PdReport {
             status: PdStatus::Separated,
@@ -607,6 +651,19 @@ impl<'a> PdSolver<'a> {
             out.push((q, FreeSelection::ConstrainedTranslation));
         }
         Ok(out)
+    }
+
+    /// The smallest distance at `q`: the pairs within twice the tolerance
+    /// first (a configuration in contact has one), all of them otherwise.
+    fn distance(&mut self, q: &[f64]) -> Result<f64, PdError> {
+        let near = self
+            .checker
+            .distance_below(q, 2.0 * self.options.tolerance(), &mut self.check_ws)?
+            .0;
+        if near.is_finite() {
+            return Ok(near);
+        }
+        Ok(self.checker.distance(q, &mut self.check_ws)?.0)
     }
 
     /// Successive perturbation (M5 Alg. 1, with the preprocessing of nodes
@@ -1006,16 +1063,32 @@ impl<'a> PdSolver<'a> {
             }
         }
         // Greedy optimisation (lines 7–14): each joint alone, root first.
+        // A joint that reaches its target can carry the link of an earlier
+        // contact away from it; the pass then repeats (at most
+        // `GREEDY_PASSES` times) until the last joint moved stops in
+        // contact.
         let mut order = movable;
         order.sort_by_key(|&i| tree.links()[i].depth());
-        for i in order {
-            let r = tree.q_range(i);
-            if q[r.clone()] == q_in[r.clone()] {
-                continue;
+        for _ in 0..GREEDY_PASSES {
+            let mut in_contact = false;
+            let mut moved = false;
+            for &i in &order {
+                let r = tree.q_range(i);
+                if q[r.clone()] == q_in[r.clone()] {
+                    continue;
+                }
+                let mut target = q.clone();
+                target[r.clone()].copy_from_slice(&q_in[r]);
+                let p = self.ccd_towards(&q, &target, stats)?;
+                if p.q != q {
+                    moved = true;
+                    in_contact = !p.reached;
+                }
+                q = p.q;
             }
-            let mut target = q.clone();
-            target[r.clone()].copy_from_slice(&q_in[r]);
-            q = self.ccd_towards(&q, &target, stats)?.q;
+            if in_contact || !moved {
+                break;
+            }
         }
         Ok(q)
     }
@@ -1028,6 +1101,9 @@ impl<'a> PdSolver<'a> {
         q1: &[f64],
         stats: &mut PdStats,
     ) -> Result<Projected, PdError> {
+        if self.options.projection == Projection::Bisection {
+            return self.bisect(q0, q1, stats);
+        }
         let forward = self.ccd_once(q0, q1, stats)?;
         if forward.reached || self.options.reverse_samples == 0 {
             return Ok(forward);
@@ -1064,6 +1140,13 @@ impl<'a> PdSolver<'a> {
         q1: &[f64],
         stats: &mut PdStats,
     ) -> Result<Projected, PdError> {
+        if self.options.projection == Projection::Bisection {
+            // No reverse pass: a single projection from `q0`.
+            let n = core::mem::replace(&mut self.options.reverse_samples, 0);
+            let p = self.bisect(q0, q1, stats);
+            self.options.reverse_samples = n;
+            return p;
+        }
         let mut p = self.ccd_single(q0, q1, stats)?;
         for _ in 0..RESUMES {
             if !p.exhausted {
@@ -1076,6 +1159,99 @@ impl<'a> PdSolver<'a> {
             p = next;
         }
         Ok(p)
+    }
+
+    /// A contact on the segment from the free `q0` to `q1` by bisection
+    /// ([`Projection::Bisection`]). With reverse projection on, the
+    /// bracket is first searched from the colliding end back, at
+    /// `1/2ᵏ` of the way (`k = n − 1, …, 1`), so the contact found is
+    /// near `q1`; only pairs with a link that moves on the segment are
+    /// tested (the others keep their state at the free `q0`).
+    fn bisect(
+        &mut self,
+        q0: &[f64],
+        q1: &[f64],
+        stats: &mut PdStats,
+    ) -> Result<Projected, PdError> {
+        let tree = self.tree();
+        let moving = moving_links(tree, q0, q1);
+        let wanted = |l: usize, o: Other| moving[l] || matches!(o, Other::Link(j) if moving[j]);
+        stats.discrete_checks += 1;
+        let Some(mut hit) = self.checker.first_overlap(q1, wanted, &mut self.check_ws)? else {
+            return Ok(Projected {
+                q: q1.to_vec(),
+                contact_links: None,
+                reached: true,
+                exhausted: false,
+            });
+        };
+        let motion = JointSpaceMotion::new(tree, q0, q1)?;
+        let half = 0.5 * self.options.tolerance();
+        let (mut lo, mut hi) = (0.0_f64, 1.0_f64);
+        let mut q_lo = q0.to_vec();
+        let mut q_hi = q1.to_vec();
+        let mut mid = vec![0.0; q0.len()];
+        // Reverse bracket search from the colliding end.
+        let n = self.options.reverse_samples;
+        for k in (1..n).rev() {
+            let s = 1.0 - 0.5_f64.powi(i32::try_from(k).unwrap_or(i32::MAX));
+            motion.config_at(tree, s, &mut mid)?;
+            stats.discrete_checks += 1;
+            match self
+                .checker
+                .first_overlap(&mid, wanted, &mut self.check_ws)?
+            {
+                Some(pair) => {
+                    hi = s;
+                    hit = pair;
+                    q_hi.copy_from_slice(&mid);
+                }
+                None => {
+                    lo = s;
+                    q_lo.copy_from_slice(&mid);
+                    break;
+                }
+            }
+        }
+        // Each halving at least halves the bound, which is finite: the
+        // loop ends; the cap only guards against rounding stalls.
+        for _ in 0..64 {
+            self.curve.lambda_all(&q_lo, &q_hi, &mut self.lambda)?;
+            let travel = self.lambda.iter().fold(0.0_f64, |m, &l| m.max(l));
+            if travel <= half || hi - lo <= f64::EPSILON {
+                break;
+            }
+            let m = 0.5 * (lo + hi);
+            motion.config_at(tree, m, &mut mid)?;
+            stats.discrete_checks += 1;
+            match self
+                .checker
+                .first_overlap(&mid, wanted, &mut self.check_ws)?
+            {
+                Some(pair) => {
+                    hi = m;
+                    hit = pair;
+                    q_hi.copy_from_slice(&mid);
+                }
+                None => {
+                    lo = m;
+                    q_lo.copy_from_slice(&mid);
+                }
+            }
+        }
+        let (link, other) = hit;
+        Ok(Projected {
+            q: q_lo,
+            contact_links: Some((
+                link,
+                match other {
+                    Other::Link(j) => Some(j),
+                    Other::Obstacle(_) => None,
+                },
+            )),
+            reached: false,
+            exhausted: false,
+        })
     }
 
     /// One CCD query from `q0` towards `q1`, no resume.
@@ -1301,6 +1477,19 @@ impl<'a> PdSolver<'a> {
         }
         Ok(best)
     }
+}
+
+/// Per link, whether it moves on the segment `q0 → q1`: some joint on its
+/// chain changes value.
+fn moving_links(tree: &KinematicTree, q0: &[f64], q1: &[f64]) -> Vec<bool> {
+    let mut out = vec![false; tree.len()];
+    for (i, link) in tree.links().iter().enumerate() {
+        let r = tree.q_range(i);
+        let own = q0[r.clone()] != q1[r];
+        // Parents come before children in tree order.
+        out[i] = own || link.parent().is_some_and(|p| out[p]);
+    }
+    out
 }
 
 /// `q` with the model translated by `t` (world) through its free axes.

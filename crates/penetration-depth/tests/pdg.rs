@@ -7,7 +7,9 @@ use std::sync::Arc;
 
 use armature_bvh_geometry::{ArticulatedBody, DisabledPairs, Obstacle, Tessellation, TriMesh};
 use armature_kinematics::{Joint, JointType, KinematicTree, LinkSpec};
-use armature_penetration_depth::{CheckWorkspace, Checker, PdError, PdOptions, PdSolver, PdStatus};
+use armature_penetration_depth::{
+    CheckWorkspace, Checker, PdError, PdOptions, PdSolver, PdStatus, Projection,
+};
 use glam::{DAffine3, DQuat, DVec3};
 
 /// A small deterministic generator (splitmix64).
@@ -336,16 +338,28 @@ fn brute_translational_depth(checker: &Checker<'_>, q_in: &[f64], directions: us
 /// by `t` has norm `|t|²`).
 #[test]
 fn answers_are_free_in_contact_and_below_the_translational_depth() {
+    answers_hold_the_contract(Projection::Bisection, 12);
+}
+
+/// The same contract with projections by conservative advancement.
+#[test]
+fn continuous_projections_keep_the_contract_too() {
+    answers_hold_the_contract(Projection::ContinuousCollision, 6);
+}
+
+fn answers_hold_the_contract(projection: Projection, samples: usize) {
     let body = arm();
     let obstacles = boxes();
-    let options = PdOptions::default().with_distance_threshold(1e-4);
+    let options = PdOptions::default()
+        .with_distance_threshold(1e-4)
+        .with_projection(projection);
     let mut solver = PdSolver::new(&body, &obstacles, &DisabledPairs::new(), &options).unwrap();
     let checker = Checker::new(&body, &obstacles, &DisabledPairs::new(), true, true).unwrap();
     let mut ws = CheckWorkspace::new();
     let mut rng = Rng(11);
     let mut done = 0;
     let mut tries = 0;
-    while done < 12 && tries < 400 {
+    while done < samples && tries < 400 {
         tries += 1;
         let r = DQuat::from_euler(
             glam::EulerRot::XYZ,
@@ -397,7 +411,7 @@ fn answers_are_free_in_contact_and_below_the_translational_depth() {
             pdt * pdt
         );
     }
-    assert_eq!(done, 12, "too few colliding samples");
+    assert_eq!(done, samples, "too few colliding samples");
 }
 
 #[test]

@@ -1,0 +1,70 @@
+//! Times penetration-depth queries on a scene: seeded in-collision
+//! configurations, one thread; prints per-query counts and the median.
+//!
+//! `cargo run --release -p armature --example pd_profile -- SCENE.ron N [SEED]`
+
+use std::f64::consts::PI;
+use std::time::Instant;
+
+use armature::{Pipeline, Scene};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().collect();
+    let path = args.get(1).ok_or("usage: pd_profile SCENE.ron N [SEED]")?;
+    let n: usize = args.get(2).map_or(Ok(20), |s| s.parse())?;
+    let mut seed: u64 = args.get(3).map_or(Ok(1), |s| s.parse())?;
+    let scene = Scene::from_file(path)?;
+    let pipeline = Pipeline::default();
+    let mut solver = pipeline.prepare_penetration_depth(&scene)?;
+    let limits: Vec<(f64, f64)> = {
+        let mut l = vec![(-PI, PI); scene.nq()];
+        for j in scene.joints() {
+            for k in j.q.clone() {
+                l[k] = j.limits.unwrap_or((-PI, PI));
+            }
+        }
+        l
+    };
+    let mut unit = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let mut times = Vec::new();
+    while times.len() < n {
+        let q: Vec<f64> = limits
+            .iter()
+            .map(|&(lo, hi)| lo + (hi - lo) * unit())
+            .collect();
+        if !pipeline.collides(&scene, &q)? {
+            continue;
+        }
+        solver.clear_coherence();
+        let start = Instant::now();
+        let r = solver.penetration_depth(&q)?;
+        let ms = start.elapsed().as_secs_f64() * 1e3;
+        println!(
+            "{:8.3} ms  {:?} σ {:.3e} it {} cand {} ccd {} checks {} rows {} sel {:.1} proj {:.1} opt {:.1}",
+            ms,
+            r.status,
+            r.value,
+            r.iterations,
+            r.stats.free_candidates,
+            r.stats.ccd_calls,
+            r.stats.discrete_checks,
+            r.stats.contact_rows,
+            r.stats.selection_time.as_secs_f64() * 1e3,
+            r.stats.projection_time.as_secs_f64() * 1e3,
+            r.stats.optimisation_time.as_secs_f64() * 1e3,
+        );
+        times.push(ms);
+    }
+    times.sort_by(f64::total_cmp);
+    println!(
+        "median {:.3} ms, max {:.3} ms",
+        times[times.len() / 2],
+        times[times.len() - 1]
+    );
+    Ok(())
+}
