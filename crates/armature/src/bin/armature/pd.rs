@@ -183,17 +183,36 @@ fn human(a: &PdJson) -> String {
     if let Some(s) = a.selection {
         rows.push(("start from", s.replace('_', " ")));
     }
-    for c in a.contacts.iter().take(3) {
-        rows.push(("contact", format!("{} / {}", c.pair.a, c.pair.b)));
+    // One row per pair in contact (the closest of its triangle pairs),
+    // closest pair first.
+    let mut seen: Vec<(&str, &str)> = Vec::new();
+    for c in &a.contacts {
+        let key = (c.pair.a.as_str(), c.pair.b.as_str());
+        if seen.contains(&key) {
+            continue;
+        }
+        seen.push(key);
+        let n = a
+            .contacts
+            .iter()
+            .filter(|d| d.pair.a == c.pair.a && d.pair.b == c.pair.b)
+            .count();
+        rows.push((
+            "contact",
+            format!("{} / {} ({n} triangle pairs)", c.pair.a, c.pair.b),
+        ));
         rows.push((
             "  point, normal",
             format!("{} {}", vec3(c.point_a), vec3(c.normal)),
         ));
     }
-    if a.contacts.len() > 3 {
-        rows.push(("contacts", a.contacts.len().to_string()));
-    }
-    rows.push(("CCD queries", a.stats.ccd_calls.to_string()));
+    rows.push((
+        "queries",
+        format!(
+            "{} discrete, {} continuous",
+            a.stats.discrete_checks, a.stats.ccd_calls
+        ),
+    ));
     rows.push(("time (ms)", format!("{:.3}", a.stats.total_ms)));
     pairs(&rows)
 }
