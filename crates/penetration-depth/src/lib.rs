@@ -70,6 +70,5 @@ pub mod solver;
 pub use contact::{CheckWorkspace, Checker, ContactPoint};
 pub use error::PdError;
 pub use solver::{
-    FreeSelection, PdOptions, PdReport, PdSolver, PdStats, PdStatus, Projection,
-    TranslationalDepth,
+    FreeSelection, PdOptions, PdReport, PdSolver, PdStats, PdStatus, Projection, TranslationalDepth,
 };
