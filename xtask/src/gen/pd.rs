@@ -1,0 +1,873 @@
+//! The penetration-depth scenes: the models of M5's benchmark
+//! (generalized penetration depth, docs/architecture.md), each placed
+//! beside an obstacle that a translation of the model drives it into.
+//!
+//! **What.** Two robots and two scenes:
+//!
+//! - `puma560_mobile`: the Puma 560 of [`super::puma`] (its meshes, joints
+//!   and limits) on three prismatic joints along the world's x, y and z
+//!   axes ([`BASE_LIMITS`]), the "Puma translating along a car";
+//!   `pd_puma_car`: that Puma beside the car body of [`super::car`]
+//!   (3932 triangles), turned so the car runs along y with its side
+//!   [`CAR_GAP`] beyond the arm's reach at `q = 0`.
+//! - `hand25` ([`hand`]): a hand of 21 closed link meshes (a rounded palm
+//!   and five fingers of four capsule links each, about 6K triangles, 20
+//!   joints) on a six-joint wrist (x, y, z, then about x, y, z): 27 links,
+//!   26 joints;
+//!   `pd_hand_bottle`: that hand palm-down [`HAND_CLEARANCE`] above a
+//!   lathed bottle ([`bottle`]).
+//!
+//! **Why.** Penetration depth needs colliding configurations with
+//! penetrations from shallow to deep; a base translation sweeps one
+//! model through the obstacle from first contact to deep inside while
+//! the joints keep their freedom. At the neutral configuration (every
+//! joint at 0) both scenes are free, so the solver also has a free
+//! configuration to start from.
+//!
+//! **How.** The URDFs are written here (the serial-robot writer of
+//! [`super::robot`] knows no prismatic joints and no links without a
+//! mesh); the mobile Puma references the Puma's own link meshes by
+//! relative path, the hand's meshes are binary STL. Every mesh is closed
+//! and faces outward, so the object norm's volumes and inertias
+//! (`TriMesh::mass_properties`) exist for every link.
+
+use std::fmt::Write as _;
+
+use anyhow::Result;
+use glam::{DAffine3, DVec3};
+
+use super::mesh::{Part, frame_along};
+use super::write::{BodyEntry, ObstacleEntry, fmt_exact, obj, scene_ron_bodies, stl};
+use super::{GeneratedFile, PD_SCENES};
+use super::{car, puma};
+
+/// The mobile Puma's name (its folder and URDF file).
+pub(crate) const MOBILE_PUMA: &str = "puma560_mobile";
+/// The hand's name (its folder and URDF file).
+pub(crate) const HAND: &str = "hand25";
+
+/// Limits of the mobile Puma's base joints `base_x`, `base_y`, `base_z`
+/// (metres).
+pub(crate) const BASE_LIMITS: [(f64, f64); 3] = [(-3.0, 3.0), (-3.0, 3.0), (-0.5, 1.0)];
+/// Free space between the Puma's reach along +x at `q = 0` and the car's
+/// side.
+pub(crate) const CAR_GAP: f64 = 0.2;
+
+/// How a joint moves.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum JointKind {
+    /// Not at all.
+    Fixed,
+    /// Turns about the axis within `(lower, upper)` radians.
+    Revolute(f64, f64),
+    /// Slides along the axis within `(lower, upper)` metres.
+    Prismatic(f64, f64),
+}
+
+/// One URDF joint: `child`'s frame sits in `parent`'s at `xyz`, turned by
+/// `rpy` (fixed-axis roll, pitch, yaw), and moves along or about `axis`
+/// (child frame).
+#[derive(Clone, Debug, PartialEq)]
+struct Joint {
+    name: String,
+    parent: String,
+    child: String,
+    xyz: DVec3,
+    rpy: DVec3,
+    axis: DVec3,
+    kind: JointKind,
+}
+
+impl Joint {
+    fn new(
+        name: impl Into<String>,
+        parent: impl Into<String>,
+        child: impl Into<String>,
+        kind: JointKind,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            parent: parent.into(),
+            child: child.into(),
+            xyz: DVec3::ZERO,
+            rpy: DVec3::ZERO,
+            axis: DVec3::Z,
+            kind,
+        }
+    }
+
+    fn at(mut self, xyz: DVec3, rpy: DVec3) -> Self {
+        self.xyz = xyz;
+        self.rpy = rpy;
+        self
+    }
+
+    fn about(mut self, axis: DVec3) -> Self {
+        self.axis = axis;
+        self
+    }
+}
+
+/// A robot as a URDF: links (with the mesh file each references, relative
+/// to the URDF, or none) and joints, each child after its parent.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Model {
+    name: String,
+    comment: String,
+    links: Vec<(String, Option<String>)>,
+    joints: Vec<Joint>,
+    /// The meshes written with the URDF (`meshes/<link>.stl`).
+    parts: Vec<Part>,
+}
+
+impl Model {
+    /// Number of links.
+    pub(crate) fn link_count(&self) -> usize {
+        self.links.len()
+    }
+
+    /// Number of movable joints.
+    pub(crate) fn dof(&self) -> usize {
+        self.joints
+            .iter()
+            .filter(|j| j.kind != JointKind::Fixed)
+            .count()
+    }
+
+    /// The meshes this model writes.
+    pub(crate) fn parts(&self) -> &[Part] {
+        &self.parts
+    }
+
+    /// The URDF document.
+    fn urdf(&self) -> String {
+        let v3 = |v: DVec3| format!("{} {} {}", fmt_exact(v.x), fmt_exact(v.y), fmt_exact(v.z));
+        let mut s = String::new();
+        s.push_str("<?xml version=\"1.0\"?>\n");
+        let _ = writeln!(
+            s,
+            "<!-- {} (generated by `cargo xtask gen-data`). -->",
+            self.comment
+        );
+        let _ = writeln!(s, "<robot name=\"{}\">", self.name);
+        for (name, mesh) in &self.links {
+            match mesh {
+                None => {
+                    let _ = writeln!(s, "  <link name=\"{name}\"/>");
+                }
+                Some(file) => {
+                    let _ = writeln!(
+                        s,
+                        "  <link name=\"{name}\">\n    \
+                         <visual>\n      <geometry><mesh filename=\"{file}\"/></geometry>\n    </visual>\n    \
+                         <collision>\n      <geometry><mesh filename=\"{file}\"/></geometry>\n    </collision>\n  \
+                         </link>"
+                    );
+                }
+            }
+        }
+        for j in &self.joints {
+            let (kind, limits) = match j.kind {
+                JointKind::Fixed => ("fixed", None),
+                JointKind::Revolute(lo, hi) => ("revolute", Some((lo, hi))),
+                JointKind::Prismatic(lo, hi) => ("prismatic", Some((lo, hi))),
+            };
+            let _ = write!(
+                s,
+                "  <joint name=\"{}\" type=\"{kind}\">\n    \
+                 <parent link=\"{}\"/>\n    <child link=\"{}\"/>\n    \
+                 <origin xyz=\"{}\" rpy=\"{}\"/>\n",
+                j.name,
+                j.parent,
+                j.child,
+                v3(j.xyz),
+                v3(j.rpy)
+            );
+            if let Some((lo, hi)) = limits {
+                let _ = write!(
+                    s,
+                    "    <axis xyz=\"{}\"/>\n    \
+                     <limit lower=\"{}\" upper=\"{}\" effort=\"100.0\" velocity=\"2.0\"/>\n",
+                    v3(j.axis),
+                    fmt_exact(lo),
+                    fmt_exact(hi)
+                );
+            }
+            s.push_str("  </joint>\n");
+        }
+        s.push_str("</robot>\n");
+        s
+    }
+
+    /// The URDF and the meshes, relative to the robot's folder.
+    fn files(&self) -> Vec<(String, Vec<u8>)> {
+        let mut out = vec![(format!("{}.urdf", self.name), self.urdf().into_bytes())];
+        for part in &self.parts {
+            let header = format!(
+                "{} {} (generated by cargo xtask gen-data)",
+                self.name,
+                part.name()
+            );
+            out.push((mesh_file(part.name()), stl(&header, part)));
+        }
+        out
+    }
+}
+
+fn mesh_file(link: &str) -> String {
+    format!("meshes/{link}.stl")
+}
+
+/// The Puma 560 on a base sliding along the world's x, y and z axes: a
+/// root `world`, carriages `carriage_x` and `carriage_y` without geometry,
+/// and joint `base_z` carrying the Puma's `base`; the Puma's joints and
+/// meshes as in `puma560.urdf`. Configuration: `base_x, base_y, base_z,
+/// joint1, …, joint6`.
+pub(crate) fn mobile_puma() -> Model {
+    let mut links: Vec<(String, Option<String>)> = ["world", "carriage_x", "carriage_y"]
+        .iter()
+        .map(|n| ((*n).to_owned(), None))
+        .collect();
+    links.extend(puma::LINK_NAMES.iter().map(|n| {
+        (
+            (*n).to_owned(),
+            Some(format!("../{}/{}", puma::ROBOT, puma::mesh_file(n))),
+        )
+    }));
+    let chain = ["world", "carriage_x", "carriage_y", puma::LINK_NAMES[0]];
+    let mut joints: Vec<Joint> = ["base_x", "base_y", "base_z"]
+        .iter()
+        .zip([DVec3::X, DVec3::Y, DVec3::Z])
+        .zip(BASE_LIMITS)
+        .enumerate()
+        .map(|(i, ((name, axis), (lo, hi)))| {
+            Joint::new(*name, chain[i], chain[i + 1], JointKind::Prismatic(lo, hi)).about(axis)
+        })
+        .collect();
+    for (i, (lo, hi)) in puma::limits().into_iter().enumerate() {
+        let (xyz, rpy) = if i == 0 {
+            (DVec3::ZERO, DVec3::ZERO)
+        } else {
+            (
+                DVec3::new(puma::A[i - 1], 0.0, puma::D[i - 1]),
+                DVec3::new(puma::ALPHA[i - 1], 0.0, 0.0),
+            )
+        };
+        joints.push(
+            Joint::new(
+                format!("joint{}", i + 1),
+                puma::LINK_NAMES[i],
+                puma::LINK_NAMES[i + 1],
+                JointKind::Revolute(lo, hi),
+            )
+            .at(xyz, rpy),
+        );
+    }
+    Model {
+        name: MOBILE_PUMA.to_owned(),
+        comment:
+            "Puma 560 (the links, meshes, joints and limits of ../puma560/puma560.urdf)\n     \
+                  on a base sliding along the world's x, y and z axes: 10 links (7 with\n     \
+                  geometry), 9 joints"
+                .to_owned(),
+        links,
+        joints,
+        parts: Vec::new(),
+    }
+}
+
+/// The Puma's reach along +x at `q = 0`: the largest x of its link
+/// meshes.
+pub(crate) fn puma_reach_x() -> f64 {
+    let poses = puma::dh_link_poses(&[0.0; 6]);
+    puma::links()
+        .iter()
+        .zip(poses)
+        .flat_map(|(part, pose)| {
+            part.vertices()
+                .iter()
+                .map(move |v| pose.transform_point3(*v).x)
+                .collect::<Vec<_>>()
+        })
+        .fold(f64::NEG_INFINITY, f64::max)
+}
+
+/// The car body of [`car::body`] turned to run along y, its side (facing
+/// −x) [`CAR_GAP`] beyond the Puma's reach.
+pub(crate) fn pd_car() -> Part {
+    let centre = puma_reach_x() + CAR_GAP + 0.5 * car::WIDTH;
+    let pose = DAffine3::from_translation(DVec3::new(centre, 0.0, 0.0))
+        * DAffine3::from_rotation_z(core::f64::consts::FRAC_PI_2);
+    car::body().transformed(&pose)
+}
+
+// ---------------------------------------------------------------------
+// The hand.
+
+/// Palm: length along x (wrist to knuckles), width along y, thickness
+/// along z (metres). The palm's frame is the wrist: the palm spans
+/// `x ∈ [0, length]`, `|y| ≤ width/2`, `|z| ≤ thickness/2`, its inside
+/// facing −z.
+pub(crate) const PALM: (f64, f64, f64) = (0.09, 0.09, 0.025);
+/// Radius of the palm's corners seen from above.
+const PALM_CORNER: f64 = 0.016;
+/// Hand meshes: segments around a phalanx, rings per phalanx end cap,
+/// points per palm corner, rings over the palm's edge.
+const PHALANX_SEGMENTS: usize = 16;
+const CAP_RINGS: usize = 4;
+const CORNER_POINTS: usize = 10;
+const EDGE_RINGS: usize = 13;
+/// Wrist joint limits: translations (metres) and rotations (radians).
+pub(crate) const WRIST_LIMITS: (f64, f64) = (0.5, core::f64::consts::PI);
+/// Finger joint limits: abduction (either way) and flexion (radians).
+pub(crate) const ABDUCTION: f64 = 0.35;
+/// Flexion range of every finger joint.
+pub(crate) const FLEXION: (f64, f64) = (0.0, 1.6);
+/// Space between a phalanx's joint and the start of its capsule's axis,
+/// so that the link two steps up the chain stays clear at `q = 0`.
+const JOINT_GAP: f64 = 0.004;
+
+/// One finger: its name, the abduction joint in the palm's frame (origin
+/// and roll, pitch, yaw), the distance from it to the first flexion joint,
+/// the three phalanges' lengths (joint to joint; the last to the tip), and
+/// the radius.
+struct Finger {
+    name: &'static str,
+    origin: DVec3,
+    rpy: DVec3,
+    knuckle: f64,
+    lengths: [f64; 3],
+    radius: f64,
+}
+
+/// The five fingers, thumb first (a right hand palm-down, fingers along
+/// +x: the thumb on the +y side).
+fn fingers() -> [Finger; 5] {
+    let front = PALM.0 - JOINT_GAP;
+    let finger = |name, y: f64, lengths, radius| Finger {
+        name,
+        origin: DVec3::new(front, y, 0.0),
+        rpy: DVec3::ZERO,
+        knuckle: 0.014,
+        lengths,
+        radius,
+    };
+    [
+        // The thumb leaves the palm's side (4 mm in from its edge, below
+        // the mid-plane) at 0.87 rad (50°) and is rolled so that it flexes
+        // under the palm.
+        Finger {
+            name: "thumb",
+            origin: DVec3::new(0.025, 0.041, -0.004),
+            rpy: DVec3::new(-0.5, 0.0, 0.87),
+            knuckle: 0.02,
+            lengths: [0.04, 0.032, 0.026],
+            radius: 0.0095,
+        },
+        finger("index", 0.033, [0.045, 0.028, 0.022], 0.009),
+        finger("middle", 0.011, [0.05, 0.032, 0.024], 0.009),
+        finger("ring", -0.011, [0.046, 0.03, 0.023], 0.009),
+        finger("little", -0.033, [0.038, 0.022, 0.02], 0.008),
+    ]
+}
+
+/// A closed capsule of radius `r` about the segment `a`–`b` (`a ≠ b`):
+/// a lathe with hemispherical ends of [`CAP_RINGS`] rings each.
+fn capsule(part: &mut Part, a: DVec3, b: DVec3, r: f64) {
+    let len = (b - a).length();
+    let mut profile = vec![(0.0, -r)];
+    for i in 1..=CAP_RINGS {
+        let t = core::f64::consts::FRAC_PI_2 * i as f64 / CAP_RINGS as f64;
+        profile.push((r * t.sin(), -r * t.cos()));
+    }
+    for i in (1..=CAP_RINGS).rev() {
+        let t = core::f64::consts::FRAC_PI_2 * i as f64 / CAP_RINGS as f64;
+        profile.push((r * t.sin(), len + r * t.cos()));
+    }
+    profile.push((0.0, len + r));
+    part.lathe(&frame_along(a, b - a), &profile, PHALANX_SEGMENTS);
+}
+
+/// The palm: a slab with rounded corners seen from above and a rounded
+/// edge all round (a quarter circle of half the thickness), lofted from
+/// the underside to the top.
+fn palm() -> Part {
+    let (len, width, thick) = PALM;
+    let t = 0.5 * thick;
+    let centres = [
+        (len - PALM_CORNER, -0.5 * width + PALM_CORNER),
+        (len - PALM_CORNER, 0.5 * width - PALM_CORNER),
+        (PALM_CORNER, 0.5 * width - PALM_CORNER),
+        (PALM_CORNER, -0.5 * width + PALM_CORNER),
+    ];
+    let rings: Vec<Vec<DVec3>> = (0..EDGE_RINGS)
+        .map(|j| {
+            let phi = -core::f64::consts::FRAC_PI_2
+                + core::f64::consts::PI * j as f64 / (EDGE_RINGS - 1) as f64;
+            let z = t * phi.sin();
+            let r = PALM_CORNER - t * (1.0 - phi.cos());
+            // Counter-clockwise seen from +z, each corner's quarter arc.
+            centres
+                .iter()
+                .enumerate()
+                .flat_map(|(c, &(cx, cy))| {
+                    (0..CORNER_POINTS).map(move |k| {
+                        let a = core::f64::consts::FRAC_PI_2
+                            * (c as f64 - 1.0 + k as f64 / (CORNER_POINTS - 1) as f64);
+                        DVec3::new(cx + r * a.cos(), cy + r * a.sin(), z)
+                    })
+                })
+                .collect()
+        })
+        .collect();
+    let mut part = Part::new("palm");
+    part.loft(&rings);
+    part
+}
+
+/// The hand: root `world`, wrist links `wrist_x`, `wrist_y`, `wrist_z`
+/// (prismatic along x, y, z) and `wrist_roll`, `wrist_pitch` (revolute
+/// about x, y), all without geometry; the palm on joint `wrist_yaw` (about
+/// z); per finger links `<finger>_knuckle` (joint `<finger>_abduction`,
+/// about the palm's normal) and `<finger>_proximal`, `_middle`, `_distal`
+/// (joints `<finger>_flex1..3`, about the finger's y axis, curling it
+/// towards −z). Configuration: the six wrist joints, then the fingers
+/// thumb, index, middle, ring, little, four joints each.
+pub(crate) fn hand() -> Model {
+    let (tr, rot) = WRIST_LIMITS;
+    let wrist: [(&str, JointKind, DVec3); 6] = [
+        ("wrist_x", JointKind::Prismatic(-tr, tr), DVec3::X),
+        ("wrist_y", JointKind::Prismatic(-tr, tr), DVec3::Y),
+        ("wrist_z", JointKind::Prismatic(-tr, tr), DVec3::Z),
+        ("wrist_roll", JointKind::Revolute(-rot, rot), DVec3::X),
+        ("wrist_pitch", JointKind::Revolute(-rot, rot), DVec3::Y),
+        ("wrist_yaw", JointKind::Revolute(-rot, rot), DVec3::Z),
+    ];
+    let mut links = vec![("world".to_owned(), None)];
+    let mut joints = Vec::new();
+    let mut parts = vec![palm()];
+    for (i, (name, kind, axis)) in wrist.iter().enumerate() {
+        let child = if i + 1 == wrist.len() { "palm" } else { name };
+        joints.push(Joint::new(*name, links[i].0.clone(), child, *kind).about(*axis));
+        let mesh = (child == "palm").then(|| mesh_file(child));
+        links.push((child.to_owned(), mesh));
+    }
+    for f in fingers() {
+        let names = ["knuckle", "proximal", "middle", "distal"].map(|s| format!("{}_{s}", f.name));
+        let r = f.radius;
+        let mut knuckle = Part::new(names[0].clone());
+        capsule(
+            &mut knuckle,
+            DVec3::ZERO,
+            DVec3::new(f.knuckle, 0.0, 0.0),
+            r,
+        );
+        parts.push(knuckle);
+        for (k, &len) in f.lengths.iter().enumerate() {
+            let mut p = Part::new(names[k + 1].clone());
+            let end = if k == 2 { len - r } else { len - JOINT_GAP };
+            capsule(
+                &mut p,
+                DVec3::new(JOINT_GAP, 0.0, 0.0),
+                DVec3::new(end, 0.0, 0.0),
+                r,
+            );
+            parts.push(p);
+        }
+        joints.push(
+            Joint::new(
+                format!("{}_abduction", f.name),
+                "palm",
+                names[0].clone(),
+                JointKind::Revolute(-ABDUCTION, ABDUCTION),
+            )
+            .at(f.origin, f.rpy)
+            .about(DVec3::Z),
+        );
+        for k in 0..3 {
+            let offset = if k == 0 { f.knuckle } else { f.lengths[k - 1] };
+            joints.push(
+                Joint::new(
+                    format!("{}_flex{}", f.name, k + 1),
+                    names[k].clone(),
+                    names[k + 1].clone(),
+                    JointKind::Revolute(FLEXION.0, FLEXION.1),
+                )
+                .at(DVec3::new(offset, 0.0, 0.0), DVec3::ZERO)
+                .about(DVec3::Y),
+            );
+        }
+        links.extend(names.iter().map(|n| (n.clone(), Some(mesh_file(n)))));
+    }
+    Model {
+        name: HAND.to_owned(),
+        comment: "A hand-like model for penetration depth: a six-joint wrist (x, y, z, then about\n     \
+                  x, y, z) without geometry, a rounded palm and five fingers (an abduction joint\n     \
+                  and three flexion joints each), every link a closed mesh"
+            .to_owned(),
+        links,
+        joints,
+        parts,
+    }
+}
+
+// ---------------------------------------------------------------------
+// The bottle.
+
+/// Bottle: body radius and total height (metres).
+pub(crate) const BOTTLE: (f64, f64) = (0.07, 0.25);
+/// Segments around the bottle.
+const BOTTLE_SEGMENTS: usize = 30;
+/// The hand's lowest point above the bottle's top at the neutral
+/// configuration.
+pub(crate) const HAND_CLEARANCE: f64 = 0.02;
+
+/// A bottle standing on `z = 0` about the z axis: a flat base with a
+/// rounded foot, a straight body, a shoulder, a neck and a lip.
+pub(crate) fn bottle() -> Part {
+    let (r, h) = BOTTLE;
+    let profile = [
+        (0.0, 0.0),
+        (r - 0.008, 0.0),
+        (r - 0.002, 0.003),
+        (r, 0.012),
+        (r, 0.16),
+        (r - 0.005, 0.18),
+        (0.052, 0.195),
+        (0.036, 0.206),
+        (0.022, 0.214),
+        (0.017, 0.222),
+        (0.017, h - 0.01),
+        (0.02, h - 0.008),
+        (0.02, h),
+        (0.0, h),
+    ];
+    let mut part = Part::new("bottle");
+    part.lathe(&DAffine3::IDENTITY, &profile, BOTTLE_SEGMENTS);
+    part
+}
+
+/// The hand's lowest point below its base at `q = 0` (a positive
+/// distance).
+fn hand_depth() -> f64 {
+    let thumb = fingers()[0].origin.z.abs() + fingers()[0].radius;
+    thumb.max(0.5 * PALM.2)
+}
+
+/// Where the hand's base stands: the palm's centre over the bottle's
+/// axis, its lowest point [`HAND_CLEARANCE`] above the top (rounded to
+/// 0.1 mm, so the scene file holds a short number).
+pub(crate) fn hand_base() -> DVec3 {
+    let z = BOTTLE.1 + HAND_CLEARANCE + hand_depth();
+    DVec3::new(-0.5 * PALM.0, 0.0, (z * 1e4).round() / 1e4)
+}
+
+// ---------------------------------------------------------------------
+// Files.
+
+/// A scene's files: its obstacle OBJ files (`data/scenes/<name>/<zone>.obj`)
+/// and its RON file with `threshold` as the distance threshold.
+fn scene_files(
+    name: &str,
+    body: BodyEntry,
+    zones: &[Part],
+    threshold: f64,
+) -> Result<Vec<GeneratedFile>> {
+    let mut files = Vec::new();
+    let mut entries = Vec::new();
+    for part in zones {
+        let zone = part.name();
+        files.push(GeneratedFile {
+            path: format!("data/scenes/{name}/{zone}.obj"),
+            bytes: obj(&format!("{name} {zone}"), std::slice::from_ref(part)).into_bytes(),
+        });
+        entries.push(ObstacleEntry {
+            name: format!("{name}_{zone}"),
+            mesh: format!("{name}/{zone}.obj"),
+        });
+    }
+    // The shared writer fixes the threshold of the collision scenes; the
+    // penetration-depth scenes want a coarser one.
+    let default = "distance_threshold: 0.0001,";
+    let ron = scene_ron_bodies(&[body], &entries);
+    anyhow::ensure!(
+        ron.contains(default),
+        "scene writer lost its threshold line"
+    );
+    let ron = ron.replace(
+        default,
+        &format!("distance_threshold: {},", fmt_exact(threshold)),
+    );
+    files.push(GeneratedFile {
+        path: format!("data/scenes/{name}.ron"),
+        bytes: ron.into_bytes(),
+    });
+    Ok(files)
+}
+
+/// Every file of the penetration-depth robots and scenes, in a fixed
+/// order.
+///
+/// # Errors
+/// When the scene writer's output is not what this module expects.
+pub(crate) fn files() -> Result<Vec<GeneratedFile>> {
+    let mut out = Vec::new();
+    for model in [mobile_puma(), hand()] {
+        for (path, bytes) in model.files() {
+            out.push(GeneratedFile {
+                path: format!("data/robots/{}/{path}", model.name),
+                bytes,
+            });
+        }
+    }
+    let robot = |name: &str, model: &str, translation| BodyEntry {
+        name: name.to_owned(),
+        urdf: format!("../robots/{model}/{model}.urdf"),
+        translation,
+        yaw_deg: 0.0,
+    };
+    out.extend(scene_files(
+        PD_SCENES[0],
+        robot("puma", MOBILE_PUMA, DVec3::ZERO),
+        &[pd_car()],
+        0.001,
+    )?);
+    let mut b = bottle();
+    b.set_name("bottle");
+    out.extend(scene_files(
+        PD_SCENES[1],
+        robot("hand", HAND, hand_base()),
+        &[b],
+        0.0005,
+    )?);
+    Ok(out)
+}
+
+/// The rows of `data/README.md`'s table for these robots and scenes.
+pub(crate) fn readme_rows() -> String {
+    let puma = mobile_puma();
+    let hand = hand();
+    let puma_triangles: usize = puma::links().iter().map(Part::triangle_count).sum();
+    let hand_triangles: usize = hand.parts().iter().map(Part::triangle_count).sum();
+    let car = pd_car().triangle_count();
+    let bottle = bottle().triangle_count();
+    format!(
+        "| `robots/{MOBILE_PUMA}/{MOBILE_PUMA}.urdf` | the Puma 560 on a base sliding along x, y, z; {} joints, the Puma's meshes | 0 | {} links | {puma_triangles} |\n\
+         | `robots/{HAND}/{HAND}.urdf`, `robots/{HAND}/meshes/*.stl` | hand: six-joint wrist, palm, five fingers; {} joints | {} | {} links | {hand_triangles} |\n\
+         | `scenes/pd_puma_car.ron`, `scenes/pd_puma_car/*.obj` | the mobile Puma beside a car body | 1 | 1 | {car} |\n\
+         | `scenes/pd_hand_bottle.ron`, `scenes/pd_hand_bottle/*.obj` | the hand above a bottle | 1 | 1 | {bottle} |\n",
+        puma.dof(),
+        puma.link_count(),
+        hand.dof(),
+        hand.parts().len(),
+        hand.link_count(),
+    )
+}
+
+/// The README's section on these scenes.
+pub(crate) const README_SECTION: &str = "
+## Penetration-depth scenes
+
+The models of the generalized penetration depth benchmark (M5), each next
+to an obstacle that a translation of its base drives it into; every link
+and obstacle mesh is closed and faces outward (the object norm needs each
+link's volume and inertia). At the neutral configuration (every joint at
+0) both scenes are free; self-collision is on, adjacent links skipped. See
+`xtask/src/gen/pd.rs`.
+
+- `pd_puma_car.ron` (distance threshold 1 mm): `puma560_mobile`, the
+  Puma 560 (the links, meshes, joints and limits of `puma560.urdf`) on
+  prismatic joints `base_x`, `base_y` (±3 m) and `base_z` (−0.5 to 1 m)
+  along the world axes, 9 joints, and the car body of `arms_car` turned to
+  run along y, its side 0.2 m beyond the arm's reach at q = 0. With the
+  arm at q = 0, `base_x` from 0.21 m to about 2.65 m collides (first the
+  arm's reach meets the car's side, from about 1 m the base is under or in
+  the car); `base_y` or `base_z` alone never does. With `base_x` = 0.5 m,
+  `base_y` within about ±2.4 m (along the car) collides.
+- `pd_hand_bottle.ron` (distance threshold 0.5 mm): `hand25`, a palm
+  (9 × 9 × 2.5 cm, rounded) and five fingers of capsule links (radius 8–9.5
+  mm, phalanges 2–5 cm; an abduction joint within ±0.35 rad and three
+  flexion joints within 0 to 1.6 rad each) on a wrist of three prismatic
+  (±0.5 m) and three revolute (±π) joints, palm-down 2 cm above a lathed
+  bottle (radius 7 cm, 25 cm tall: body, shoulder, neck) with the palm's
+  centre over the bottle's axis. With the other joints at 0, `wrist_z`
+  from −0.021 m down to about −0.29 m collides: first the neck meets the
+  palm, from about −0.08 m the fingers cross the bottle's shoulder, from
+  −0.1 m the palm is inside the bottle; `wrist_x` or `wrist_y` alone never
+  does.
+";
+
+#[cfg(test)]
+mod tests {
+    use super::{BASE_LIMITS, HAND, MOBILE_PUMA, PD_SCENES, bottle, hand, mobile_puma, pd_car};
+    use crate::gen_data::mesh::Part;
+    use crate::gen_data::{puma, repo_root};
+    use armature_bvh_geometry::TriMesh;
+    use armature_kinematics::UrdfModel;
+    use glam::{DAffine3, DVec3};
+
+    fn mesh(part: &Part) -> TriMesh {
+        TriMesh::new(part.vertices().to_vec(), part.triangles().collect()).unwrap()
+    }
+
+    fn scene(name: &str) -> armature::Scene {
+        let path = repo_root().join(format!("data/scenes/{name}.ron"));
+        let scene = armature::Scene::from_file(&path).unwrap();
+        assert!(
+            scene.warnings().is_empty(),
+            "{name}: {:?}",
+            scene.warnings()
+        );
+        scene
+    }
+
+    /// Whether the scene collides with joint `joint` (by name, without the
+    /// body prefix) at `value` and every other joint neutral.
+    fn collides_at(scene: &armature::Scene, joint: &str, value: f64) -> bool {
+        let mut q = scene.body().tree().neutral_configuration();
+        let k = scene
+            .joints()
+            .into_iter()
+            .find(|j| j.name.ends_with(&format!("/{joint}")))
+            .unwrap()
+            .q
+            .start;
+        q[k] = value;
+        armature::Pipeline::builder()
+            .build()
+            .unwrap()
+            .check(scene, &q)
+            .unwrap()
+            .colliding
+    }
+
+    #[test]
+    fn models_have_the_benchmark_sizes() {
+        let puma = mobile_puma();
+        assert_eq!((puma.link_count(), puma.dof()), (10, 9));
+        let hand = hand();
+        assert_eq!((hand.link_count(), hand.dof()), (27, 26));
+        assert_eq!(hand.parts().len(), 21);
+        let triangles: usize = hand.parts().iter().map(Part::triangle_count).sum();
+        assert!((5500..=6500).contains(&triangles), "{triangles}");
+        for p in hand.parts() {
+            let n = p.triangle_count();
+            assert!(
+                p.name() == "palm" || (200..=300).contains(&n),
+                "{}",
+                p.name()
+            );
+        }
+        assert!((3500..=4500).contains(&pd_car().triangle_count()));
+        assert!((600..=800).contains(&bottle().triangle_count()));
+    }
+
+    #[test]
+    fn every_generated_mesh_is_a_closed_outward_solid() {
+        let hand = hand();
+        let obstacles = [pd_car(), bottle()];
+        for part in hand.parts().iter().chain(&obstacles) {
+            let m = mesh(part);
+            let mp = m
+                .mass_properties()
+                .unwrap_or_else(|e| panic!("{}: {e}", part.name()));
+            assert!(mp.volume > 0.0, "{}", part.name());
+        }
+        // The mobile Puma's links are the Puma's.
+        for part in puma::links() {
+            mesh(&part).mass_properties().unwrap();
+        }
+    }
+
+    #[test]
+    fn mobile_puma_is_the_puma_on_a_translated_base() {
+        let path = repo_root().join(format!("data/robots/{MOBILE_PUMA}/{MOBILE_PUMA}.urdf"));
+        let model = UrdfModel::from_file(path).unwrap();
+        let tree = model.tree();
+        assert_eq!(tree.nq(), 9);
+        let q6 = [0.3, 1.1, -0.7, 0.4, 0.9, -1.2];
+        let t = DVec3::new(0.7, -0.4, 0.2);
+        let mut q = vec![t.x, t.y, t.z];
+        q.extend(q6);
+        let poses = tree.poses(&q).unwrap();
+        for (i, name) in puma::LINK_NAMES.iter().enumerate() {
+            let expected = DAffine3::from_translation(t) * puma::dh_link_poses(&q6)[i];
+            let got = poses[tree.link_index(name).unwrap()];
+            assert!(
+                got.abs_diff_eq(expected, 1e-12),
+                "{name}: {got:?} vs {expected:?}"
+            );
+        }
+        for (k, (lo, hi)) in BASE_LIMITS.iter().enumerate() {
+            let lim = tree.links()[k + 1].joint().limits.unwrap();
+            assert_eq!((lim.lower, lim.upper), (*lo, *hi));
+        }
+    }
+
+    #[test]
+    fn pd_scenes_load_closed_and_free_at_neutral() {
+        for (name, robot) in PD_SCENES.iter().zip([MOBILE_PUMA, HAND]) {
+            let scene = scene(name);
+            assert_eq!(scene.obstacles().len(), 1, "{name}");
+            let tree = scene.body().tree();
+            let mut with_mesh = 0;
+            for (i, g) in scene.body().links().iter().enumerate() {
+                let Some(g) = g else { continue };
+                let link = tree.links()[i].name();
+                assert!(g.is_closed(), "{name}: link {link} is not closed");
+                g.mesh
+                    .mass_properties()
+                    .unwrap_or_else(|e| panic!("{name}: {link}: {e}"));
+                with_mesh += 1;
+            }
+            assert_eq!(with_mesh, if robot == HAND { 21 } else { 7 }, "{name}");
+            for o in scene.obstacles() {
+                assert!(o.geometry().is_closed(), "{name}: {}", o.name());
+                o.geometry().mesh.mass_properties().unwrap();
+            }
+            let q = tree.neutral_configuration();
+            assert!(q.iter().all(|&x| x == 0.0), "{name}: {q:?}");
+            let report = armature::Pipeline::builder()
+                .build()
+                .unwrap()
+                .check(&scene, &q)
+                .unwrap();
+            assert!(!report.colliding, "{name}: {:?}", report.collision);
+            // The closest pairs at q = 0: two fingers (4 mm apart), the
+            // Puma's column and shoulder (6.5 cm; the car is 0.2 m away).
+            let clearance = if robot == HAND { 0.003 } else { 0.05 };
+            assert!(report.distance > clearance, "{name}: {}", report.distance);
+        }
+        let car = scene("pd_puma_car");
+        assert_eq!(car.nq(), 9);
+        let hand = scene("pd_hand_bottle");
+        assert_eq!(hand.nq(), 26);
+    }
+
+    #[test]
+    fn base_translations_drive_the_models_into_the_obstacles() {
+        let car = scene("pd_puma_car");
+        // First contact: the arm's reach meets the car's side.
+        let first = (0..=150)
+            .map(|i| f64::from(i) * 0.01)
+            .find(|&x| collides_at(&car, "base_x", x))
+            .unwrap();
+        eprintln!("pd_puma_car: first contact at base_x = {first}");
+        assert!((0.15..=0.25).contains(&first), "{first}");
+        for x in [0.5, 0.75, 1.0, 1.25, 1.5] {
+            assert!(collides_at(&car, "base_x", x), "base_x = {x}");
+        }
+        assert!(!collides_at(&car, "base_x", -1.0));
+        let hand = scene("pd_hand_bottle");
+        let first = (0..=150)
+            .map(|i| -f64::from(i) * 0.001)
+            .find(|&z| collides_at(&hand, "wrist_z", z))
+            .unwrap();
+        eprintln!("pd_hand_bottle: first contact at wrist_z = {first}");
+        assert!((-0.025..=-0.015).contains(&first), "{first}");
+        for z in [-0.05, -0.075, -0.1, -0.125, -0.15] {
+            assert!(collides_at(&hand, "wrist_z", z), "wrist_z = {z}");
+        }
+        assert!(!collides_at(&hand, "wrist_z", 0.1));
+    }
+}
