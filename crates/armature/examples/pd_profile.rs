@@ -15,7 +15,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut seed: u64 = args.get(3).map_or(Ok(1), |s| s.parse())?;
     let scene = Scene::from_file(path)?;
     let pipeline = Pipeline::default();
-    let mut solver = pipeline.prepare_penetration_depth(&scene)?;
+    let mut options = pipeline.pd_options(&scene);
+    if let Some(n) = std::env::var("PD_REVERSE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        options.reverse_samples = n;
+    }
+    if let Some(n) = std::env::var("PD_ITER").ok().and_then(|v| v.parse().ok()) {
+        options.max_iterations = n;
+    }
+    let mut solver = armature::pd::PdSolver::new(
+        scene.body(),
+        scene.obstacles(),
+        scene.disabled_pairs(),
+        &options,
+    )?;
     let limits: Vec<(f64, f64)> = {
         let mut l = vec![(-PI, PI); scene.nq()];
         for j in scene.joints() {

@@ -8,8 +8,8 @@
 use std::sync::Arc;
 
 use armature_bvh_geometry::query::{
-    CollideMode, CollideWorkspace, MeshObject, PointLocation, collide, containment, locate_point,
-    point_location, winding_number,
+    CollideMode, CollideWorkspace, MeshObject, PointLocation, collide, containment, contains_part,
+    locate_point, point_location, winding_number,
 };
 use armature_bvh_geometry::{
     Bvh, ConvexHull, GeometryError, LinkGeometry, MeshTopology, Obb, Tessellation, TriMesh,
@@ -299,6 +299,9 @@ proptest! {
         prop_assert!(!collide(&a, &b, CollideMode::First, &mut CollideWorkspace::default()).colliding);
         let found = containment(&a, &ta, &b, &tb).unwrap();
         prop_assert_eq!(found.is_some(), inside);
+        // The test without a witness answers the same, both ways round.
+        prop_assert_eq!(contains_part(&a, &ta, &b, &tb).unwrap(), inside);
+        prop_assert_eq!(contains_part(&b, &tb, &a, &ta).unwrap(), inside);
         if let Some(w) = found {
             prop_assert!(w.b_inside_a);
             prop_assert!((w.point_a - w.point_b).length() - w.depth < 1e-12);
@@ -323,6 +326,8 @@ proptest! {
         let o = MeshObject::new(&open, &bvh_o, pose_a).unwrap();
         prop_assert!(containment(&o, &to, &b, &tb).unwrap().is_none());
         prop_assert!(containment(&b, &tb, &o, &to).unwrap().is_none());
+        prop_assert!(!contains_part(&o, &to, &b, &tb).unwrap());
+        prop_assert!(!contains_part(&b, &tb, &o, &to).unwrap());
     }
 }
 

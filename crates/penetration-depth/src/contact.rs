@@ -14,7 +14,8 @@
 
 use armature_bvh_geometry::query::{
     CollideMode, CollideWorkspace, DistanceVolume, DistanceWorkspace, MeshObject, capped_distance,
-    closest_points_triangle_triangle, collide, containment, distance, relative_pose,
+    closest_points_triangle_triangle, collide, contains_part, distance, relative_pose,
+    within_distance,
 };
 use armature_bvh_geometry::{
     Aabb, ArticulatedBody, BvhVolume, DisabledPairs, DynamicHierarchyOptions, LinkGeometry,
@@ -187,7 +188,12 @@ impl<'a> Checker<'a> {
         if collide(&ma, &mb, CollideMode::First, &mut ws.collide).colliding {
             return Ok(true);
         }
-        Ok(containment(&ma, &a.geometry.topology, &mb, &b.geometry.topology)?.is_some())
+        Ok(contains_part(
+            &ma,
+            &a.geometry.topology,
+            &mb,
+            &b.geometry.topology,
+        )?)
     }
 
     /// The first overlapping pair at `q` among the pairs `wanted` accepts
@@ -203,10 +209,27 @@ impl<'a> Checker<'a> {
         wanted: impl Fn(usize, Other) -> bool,
         ws: &mut CheckWorkspace,
     ) -> Result<Option<(usize, Other)>, PdError> {
+        self.first_overlap_from(q, None, wanted, ws)
+    }
+
+    /// [`Checker::first_overlap`] testing the pair `first` before the
+    /// others (a pair seen overlapping nearby, likely to overlap again);
+    /// the answer may then be that pair although an earlier one in
+    /// [`Checker::pairs`] overlaps too.
+    ///
+    /// # Errors
+    /// As [`Checker::first_overlap`].
+    pub fn first_overlap_from(
+        &self,
+        q: &[f64],
+        first: Option<(usize, Other)>,
+        wanted: impl Fn(usize, Other) -> bool,
+        ws: &mut CheckWorkspace,
+    ) -> Result<Option<(usize, Other)>, PdError> {
         self.pose(q, ws)?;
         let poses = core::mem::take(&mut ws.poses);
         let mut result = Ok(None);
-        for &(link, other) in &self.pairs {
+        for &(link, other) in first.iter().chain(&self.pairs) {
             if !wanted(link, other) {
                 continue;
             }
@@ -227,6 +250,32 @@ impl<'a> Checker<'a> {
         }
         ws.poses = poses;
         result
+    }
+
+    /// Whether the pair `(link, other)` is within `tolerance` at `q` (some
+    /// triangle pair that close; stops at the first).
+    ///
+    /// # Errors
+    /// As [`Checker::first_overlap`]; [`PdError::Geometry`] for a
+    /// negative or non-finite tolerance.
+    pub fn pair_within(
+        &self,
+        q: &[f64],
+        link: usize,
+        other: Other,
+        tolerance: f64,
+        ws: &mut CheckWorkspace,
+    ) -> Result<bool, PdError> {
+        self.pose(q, ws)?;
+        let Some([a, b]) = self.members(&ws.poses, link, other) else {
+            return Ok(false);
+        };
+        if a.aabb.distance(&b.aabb) > tolerance {
+            return Ok(false);
+        }
+        let ma = MeshObject::new(&a.geometry.mesh, &a.geometry.rss_tree, a.pose)?;
+        let mb = MeshObject::new(&b.geometry.mesh, &b.geometry.rss_tree, b.pose)?;
+        Ok(within_distance(&ma, &mb, tolerance, &mut ws.distance)?.within)
     }
 
     /// Whether anything overlaps at `q`.

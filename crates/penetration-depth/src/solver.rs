@@ -136,7 +136,7 @@ impl Default for PdOptions {
             skip_adjacent: true,
             perturbation_range: PI,
             perturbation_steps: 6,
-            reverse_samples: 10,
+            reverse_samples: 0,
             axis_translations: true,
             full_reprojection: false,
             max_contacts: 96,
@@ -384,6 +384,14 @@ const RESUMES: usize = 8;
 /// projection).
 const FULL_PROJECTIONS: usize = 2;
 
+/// The precision of the straight projections that rank the free
+/// candidates: a fraction of each segment's travel bound.
+const RANKING_TRAVEL: f64 = 1.0 / 64.0;
+
+/// Within this many half contact tolerances of travel, a bisection tests
+/// whether its free end is already in contact.
+const NEAR_TRAVEL: f64 = 16.0;
+
 /// Most passes of the greedy optimisation.
 const GREEDY_PASSES: usize = 4;
 
@@ -569,7 +577,11 @@ impl<'a> PdSolver<'a> {
         // pass) runs from the best `FULL_PROJECTIONS` only.
         let mut ranked = Vec::with_capacity(candidates.len());
         for (q_f, how) in candidates {
-            let q = self.ccd_towards(&q_f, q_in, &mut stats)?.q;
+            let q = if self.options.projection == Projection::Bisection {
+                self.bisect_to(&q_f, q_in, RANKING_TRAVEL, &mut stats)?.q
+            } else {
+                self.ccd_towards(&q_f, q_in, &mut stats)?.q
+            };
             ranked.push((frame.norm(&q)?, q_f, how));
         }
         ranked.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -1204,6 +1216,20 @@ impl<'a> PdSolver<'a> {
         q1: &[f64],
         stats: &mut PdStats,
     ) -> Result<Projected, PdError> {
+        self.bisect_to(q0, q1, 0.0, stats)
+    }
+
+    /// [`PdSolver::bisect`] stopped once the travel bound between the
+    /// free and the colliding end is within `coarse` of the segment's
+    /// whole travel (`0`: to the contact tolerance): a cheap estimate of
+    /// where the segment meets the contact space, for ranking.
+    fn bisect_to(
+        &mut self,
+        q0: &[f64],
+        q1: &[f64],
+        coarse: f64,
+        stats: &mut PdStats,
+    ) -> Result<Projected, PdError> {
         let tree = self.tree();
         let moving = moving_links(tree, q0, q1);
         let wanted = |l: usize, o: Other| moving[l] || matches!(o, Other::Link(j) if moving[j]);
@@ -1217,7 +1243,12 @@ impl<'a> PdSolver<'a> {
             });
         };
         let motion = JointSpaceMotion::new(tree, q0, q1)?;
-        let half = 0.5 * self.options.tolerance();
+        let mut half = 0.5 * self.options.tolerance();
+        if coarse > 0.0 {
+            self.curve.lambda_all(q0, q1, &mut self.lambda)?;
+            let whole = self.lambda.iter().fold(0.0_f64, |m, &l| m.max(l));
+            half = half.max(coarse * whole);
+        }
         let (mut lo, mut hi) = (0.0_f64, 1.0_f64);
         let mut q_lo = q0.to_vec();
         let mut q_hi = q1.to_vec();
@@ -1251,6 +1282,22 @@ impl<'a> PdSolver<'a> {
             let travel = self.lambda.iter().fold(0.0_f64, |m, &l| m.max(l));
             if travel <= half || hi - lo <= f64::EPSILON {
                 break;
+            }
+            // The travel bound overestimates the motion: near the end, the
+            // free end may already be in contact with the pair the
+            // colliding end shows.
+            if coarse == 0.0 && lo > 0.0 && travel <= NEAR_TRAVEL * half {
+                let (link, other) = hit;
+                stats.discrete_checks += 1;
+                if self.checker.pair_within(
+                    &q_lo,
+                    link,
+                    other,
+                    self.options.tolerance(),
+                    &mut self.check_ws,
+                )? {
+                    break;
+                }
             }
             let m = 0.5 * (lo + hi);
             motion.config_at(tree, m, &mut mid)?;

@@ -220,6 +220,40 @@ pub fn containment<BV: BvhVolume>(
     Ok(None)
 }
 
+/// Whether [`containment`] finds a part of one object inside the other's
+/// solid, without its witness: the same probes, but no pass over the outer
+/// mesh's triangles for the nearest surface point, so a link deep inside a
+/// closed obstacle costs a few hierarchy descents instead of one pass over
+/// the obstacle's triangles.
+///
+/// # Errors
+/// As [`containment`].
+pub fn contains_part<BV: BvhVolume>(
+    a: &MeshObject<'_, BV>,
+    topology_a: &MeshTopology,
+    b: &MeshObject<'_, BV>,
+    topology_b: &MeshTopology,
+) -> Result<bool, GeometryError> {
+    topology_a.check_mesh(a.mesh())?;
+    topology_b.check_mesh(b.mesh())?;
+    Ok((topology_a.is_closed()
+        && inside_probe(
+            a,
+            b.mesh(),
+            topology_b,
+            &relative_pose(&a.pose(), &b.pose()),
+        )
+        .is_some())
+        || (topology_b.is_closed()
+            && inside_probe(
+                b,
+                a.mesh(),
+                topology_a,
+                &relative_pose(&b.pose(), &a.pose()),
+            )
+            .is_some()))
+}
+
 /// An inner point and its nearest outer surface point, in the outer
 /// object's mesh frame.
 struct Inside {
@@ -231,13 +265,14 @@ struct Inside {
 }
 
 /// The first component of `inner` (mapped into `outer`'s mesh frame by
-/// `map`) inside the solid of the closed `outer`.
-fn part_inside<BV: BvhVolume>(
+/// `map`) inside the solid of the closed `outer`: its first triangle and
+/// the probe point (outer frame) found inside.
+fn inside_probe<BV: BvhVolume>(
     outer: &MeshObject<'_, BV>,
     inner: &TriMesh,
     topology: &MeshTopology,
     map: &DAffine3,
-) -> Option<Inside> {
+) -> Option<(u32, DVec3)> {
     let root = &outer.bvh().root().bv;
     // A component inside the solid lies inside the outer's root ball:
     // components whose balls miss it are skipped without a probe.
@@ -277,17 +312,29 @@ fn part_inside<BV: BvhVolume>(
             break;
         }
         if let (true, x) = verdict {
-            let (outer_triangle, outer_point, depth) = nearest_triangle(outer.mesh(), x);
-            return Some(Inside {
-                inner_triangle: t,
-                inner_point: x,
-                outer_triangle,
-                outer_point,
-                depth,
-            });
+            return Some((t, x));
         }
     }
     None
+}
+
+/// The first component of `inner` (mapped into `outer`'s mesh frame by
+/// `map`) inside the solid of the closed `outer`, with its witness.
+fn part_inside<BV: BvhVolume>(
+    outer: &MeshObject<'_, BV>,
+    inner: &TriMesh,
+    topology: &MeshTopology,
+    map: &DAffine3,
+) -> Option<Inside> {
+    let (t, x) = inside_probe(outer, inner, topology, map)?;
+    let (outer_triangle, outer_point, depth) = nearest_triangle(outer.mesh(), x);
+    Some(Inside {
+        inner_triangle: t,
+        inner_point: x,
+        outer_triangle,
+        outer_point,
+        depth,
+    })
 }
 
 /// Where `point` (in the mesh frame) is with respect to the closed mesh

@@ -96,7 +96,8 @@ pub use advancement::{Advance, AdvancementOptions, AdvancementStep, advancement_
 pub use capsule_capsule::distance_capsule_capsule;
 pub use capsule_triangle::distance_capsule_triangle;
 pub use containment::{
-    ContainmentWitness, PointLocation, containment, locate_point, point_location, winding_number,
+    ContainmentWitness, PointLocation, containment, contains_part, locate_point, point_location,
+    winding_number,
 };
 pub use mesh_mesh::{
     CollideMode, CollideWorkspace, DistanceVolume, MeshCollision, MeshObject, OverlapVolume,
