@@ -2,6 +2,11 @@
 //! configurations, one thread; prints per-query counts and the median.
 //!
 //! `cargo run --release -p armature --example pd_profile -- SCENE.ron N [SEED]`
+//!
+//! Every answer is also checked by the facade's discrete test (free, in
+//! contact, within the limits); a violation prints `CONTRACT VIOLATION`.
+//! `PD_REVERSE=n` and `PD_ITER=n` override the reverse samples and the
+//! iteration limit.
 
 use std::f64::consts::PI;
 use std::time::Instant;
@@ -59,6 +64,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let start = Instant::now();
         let r = solver.penetration_depth(&q)?;
         let ms = start.elapsed().as_secs_f64() * 1e3;
+        // The contract, by the facade's own discrete test.
+        if r.status == armature::PdStatus::Separated {
+            let c = &r.configuration;
+            let check = pipeline.check(&scene, c)?;
+            let tolerance = solver.options().tolerance();
+            if check.colliding
+                || check.distance > tolerance
+                || !scene.body().tree().within_limits(c)
+            {
+                println!(
+                    "CONTRACT VIOLATION: q = {q:?} → {c:?}: colliding {}, distance {} (tolerance {tolerance})",
+                    check.colliding, check.distance
+                );
+            }
+        }
         println!(
             "{:8.3} ms  {:?} σ {:.3e} it {} cand {} ccd {} checks {} rows {} sel {:.1} proj {:.1} opt {:.1}",
             ms,

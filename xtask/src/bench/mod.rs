@@ -23,6 +23,7 @@
 
 mod badcases;
 mod options;
+mod pd;
 mod planning;
 mod plots;
 mod primitives;
@@ -224,6 +225,12 @@ pub(crate) fn bench(o: &BenchOptions) -> Result<()> {
         section_json.insert("primitives".to_owned(), r.json);
         section_failures.extend(r.failures);
     }
+    if o.suites.contains(&Suite::Pd) {
+        let r = pd::run(&root(), o.quick, o.full, o.seed, &pool)?;
+        sections.push(r.markdown);
+        section_json.insert("pd".to_owned(), r.json);
+        section_failures.extend(r.failures);
+    }
     let peak = peak_rss_kb();
     let header = format!(
         "## Benchmark report\n\n`cargo xtask bench{}{}{}` — seed {}, {} queries per scene and θmax, one thread for timings; oracle mode {}; wall time {:.0} s; peak resident memory {}.",
@@ -234,7 +241,7 @@ pub(crate) fn bench(o: &BenchOptions) -> Result<()> {
         } else {
             ""
         },
-        if o.suites.len() == 5 {
+        if o.suites.len() == Suite::ALL.len() {
             String::new()
         } else {
             format!(
@@ -311,7 +318,7 @@ pub(crate) fn bench(o: &BenchOptions) -> Result<()> {
     }
     if !section_failures.is_empty() {
         bail!(
-            "{} failures in the segment, bad-case or planning sections:\n{}",
+            "{} failures in the segment, bad-case, planning, primitive or penetration-depth sections:\n{}",
             section_failures.len(),
             section_failures.join("\n")
         );

@@ -30,14 +30,24 @@ a clearance just above ε, M2 Fig. 14); and a lazy bidirectional PRM
 planner with each checker (the ρ the fixed-resolution planner needs for
 50 and 100 consecutive correct paths, against the adaptive planner).
 
+And generalized penetration depth (M5 Tables I-III): in-collision
+configurations of the mobile Puma beside a car (without and with
+self-collision), of the hand in a bottle and of a rigid bumpy sphere in a
+bumpy torus, each answer checked free and in contact by the discrete
+test, within the joint limits and no deeper than a brute-force
+translational depth; with and without motion coherence.
+
 Options:
   --quick            A CI-sized run (a minute or two): θmax 30° only, few
                      queries per scene, 10 segments per scene, one bad case,
-                     a tiny planning study
+                     a tiny planning study, 4 penetration-depth queries per
+                     case (smaller rigid meshes)
   --full             At least 2,000 queries per scene and θmax, 10,000
-                     segments per scene
+                     segments per scene, 200 penetration-depth queries per
+                     case (default 40)
   --suite LIST       Parts to run, comma-separated: motions, segments,
-                     bad-cases, planning, primitives, or all (default all)
+                     bad-cases, planning, primitives, pd, or all (default
+                     all)
   --scene NAME       pipes, amr, skinny_tori, welder_cage, arms_car or all
                      (default all; the motion suite runs on pipes and amr)
   --segments N       Random segments per scene (default 300)
@@ -112,15 +122,20 @@ pub(crate) enum Suite {
     /// Primitive CCD of linearly moving points, edges and triangles:
     /// random and near-contact vertex–face and edge–edge queries.
     Primitives,
+    /// Generalized penetration depth (M5): the Puma, hand and rigid
+    /// cases, checked against the facade's discrete test and a
+    /// brute-force translational depth.
+    Pd,
 }
 
 impl Suite {
-    const ALL: [Self; 5] = [
+    pub(crate) const ALL: [Self; 6] = [
         Self::Motions,
         Self::Segments,
         Self::BadCases,
         Self::Planning,
         Self::Primitives,
+        Self::Pd,
     ];
 
     /// Its name on the command line.
@@ -131,6 +146,7 @@ impl Suite {
             Self::BadCases => "bad-cases",
             Self::Planning => "planning",
             Self::Primitives => "primitives",
+            Self::Pd => "pd",
         }
     }
 
@@ -141,6 +157,7 @@ impl Suite {
             "bad-cases" => Self::BadCases,
             "planning" => Self::Planning,
             "primitives" => Self::Primitives,
+            "pd" => Self::Pd,
             _ => return None,
         })
     }
@@ -256,7 +273,7 @@ impl BenchOptions {
                             .map(|s| {
                                 Suite::parse(s.trim()).ok_or_else(|| {
                                     format!(
-                                        "`--suite {v}`: `{s}` is not one of motions, segments, bad-cases, planning, primitives, all"
+                                        "`--suite {v}`: `{s}` is not one of motions, segments, bad-cases, planning, primitives, pd, all"
                                     )
                                 })
                             })
@@ -402,7 +419,7 @@ mod tests {
         assert_eq!(f.oracle, OracleChoice::Fast);
         assert_eq!(
             (o.segments, o.suites.len(), o.segment_scenes.len()),
-            (300, 5, 5)
+            (300, 6, 5)
         );
         assert_eq!((q.segments, f.segments), (10, 300));
         let s = BenchOptions::parse(&args(&[
@@ -417,6 +434,10 @@ mod tests {
         ]))
         .unwrap();
         assert_eq!(s.suites, [Suite::Segments, Suite::BadCases]);
+        let p = BenchOptions::parse(&args(&["--suite", "primitives,pd"])).unwrap();
+        assert_eq!(p.suites, [Suite::Primitives, Suite::Pd]);
+        assert_eq!(Suite::Pd.name(), "pd");
+        assert_eq!(o.suites, Suite::ALL);
         assert_eq!(
             (s.scenes.len(), s.segment_scenes.clone()),
             (0, vec!["welder_cage".to_owned()])
