@@ -18,25 +18,31 @@
 //!      along the centroid difference `o_A − o_B` projected on the
 //!      translations its root chain allows (floating, planar and prismatic
 //!      joints above all geometry), by `r_A + r_B` (doubled while it
-//!      collides), and along the 26 directions of a cube spanned by up to
-//!      three free axes (M5's maximally-clear choice, sampled); a
-//!      self-colliding model is first put in its rest configuration when
-//!      that is self-collision free.
-//! 2. **Contact-space projection** (§3.2, §5.2, Alg. 2) from the free
-//!    candidates whose straight move towards `q_in` ends nearest it (by
-//!    the norm; the best two): the translational joints' rotations are
-//!    first set to `q_in`'s when that is free (a rigid body "rotated to
-//!    the target orientation"); then CCDg — all joints still free to move
-//!    go towards `q_in` together until a contact, and the links of each
+//!      collides; shortened, in the same direction, to the joint limits),
+//!      and along the 26 directions of a cube spanned by up to three free
+//!      axes; a self-colliding model is first put in its rest configuration
+//!      when that is self-collision free.
+//!
+//!    Each candidate is ranked by the norm where its straight move towards
+//!    `q_in` meets the contact space (bisection from the colliding end
+//!    back, to 1/256 of the remaining way). Around the best translation,
+//!    rings of six directions at 0.3, 0.1 and 0.03 rad are ranked too,
+//!    each ring centred on the best so far (M5's maximally-clear choice,
+//!    refined by sampling).
+//! 2. **Contact-space projection** (§3.2, §5.2, Alg. 2) from the two best
+//!    ranked candidates: the translational joints' rotations are first
+//!    set to `q_in`'s when that is free (a rigid body "rotated to the
+//!    target orientation"); then CCDg — all joints still free to move go
+//!    towards `q_in` together until a contact, and the links of each
 //!    contact and their ancestors stop — and the greedy pass — each joint
 //!    alone, root first, towards `q_in` until a contact, repeated while a
 //!    joint that reaches its target leaves the model out of contact. Each
 //!    move ends at a contact found by [`Projection::Bisection`] (default)
-//!    or [`Projection::ContinuousCollision`]. With reverse projection on,
-//!    each move is also sampled from its in-collision end backwards, and
-//!    the contact nearer the target is
-//!    kept. The candidate whose projection has the least norm starts the
-//!    iteration.
+//!    or [`Projection::ContinuousCollision`]. With reverse projection
+//!    ([`PdOptions::reverse_samples`]) each move is first searched from
+//!    its in-collision end backwards, so the contact kept is the one
+//!    nearer the target; the first move of a candidate always is. The
+//!    projection with the least norm starts the iteration.
 //! 3. **Constrained optimisation on the linearised local contact space**
 //!    (eq. 6–12, 22–30): every triangle pair within the contact tolerance
 //!    gives a row `nᵀ (J_a − J_b) T` of `C′` (point Jacobians, the link's
@@ -52,7 +58,8 @@
 //!    from the last contact configuration to it.
 //! 5. **Iteration** while the norm decreases by more than
 //!    [`PdOptions::min_improvement`], at most [`PdOptions::max_iterations`]
-//!    times.
+//!    times; a step whose re-projection does not lower the norm is halved,
+//!    twice at most, before the iteration stops.
 //!
 //! **What is guaranteed.** The returned configuration is collision-free by
 //! the discrete test (checked before returning), and the value is its
@@ -357,6 +364,25 @@ pub struct TranslationalDepth {
     pub configuration: Vec<f64>,
 }
 
+/// The free starting configurations of step 1, and how the model
+/// translates (for refining the best direction).
+struct Candidates {
+    list: Vec<(Vec<f64>, FreeSelection, Option<DVec3>)>,
+    setup: Option<TranslationSetup>,
+}
+
+/// Constrained translation's free starts with their directions, and how
+/// the model translates.
+type Translated = (Vec<(Vec<f64>, DVec3)>, Option<TranslationSetup>);
+
+/// How constrained translation moves the model: from `base` through
+/// `axes`, by `reach` (`r_A + r_B`) and multiples.
+struct TranslationSetup {
+    base: Vec<f64>,
+    axes: Vec<FreeAxis>,
+    reach: f64,
+}
+
 /// A translational degree of freedom of the whole model: a joint value
 /// moving every link with geometry along a world direction.
 #[derive(Clone, Copy, Debug)]
@@ -365,6 +391,36 @@ struct FreeAxis {
     q_index: usize,
     /// World direction at `q_in`.
     direction: DVec3,
+}
+
+/// A step of the constrained optimisation in the norm's variables:
+/// `X_c + f·w·dX` for a fraction `f ∈ (0, 1]`.
+struct Step {
+    x_c: Vec<f64>,
+    dx: Vec<f64>,
+    /// The largest fraction of `dx` keeping the variables in their domain.
+    w: f64,
+}
+
+impl Step {
+    /// The configuration at `fraction` of the step, within the joint
+    /// limits (truncation).
+    fn at(
+        &self,
+        frame: &NormFrame,
+        tree: &KinematicTree,
+        fraction: f64,
+        q: &mut [f64],
+    ) -> Result<Vec<f64>, PdError> {
+        let x: Vec<f64> = self
+            .x_c
+            .iter()
+            .zip(&self.dx)
+            .map(|(c, d)| c + fraction * self.w * d)
+            .collect();
+        frame.from_x(&x, q)?;
+        Ok(tree.clamp_to_limits(q)?)
+    }
 }
 
 /// A projection's end.
@@ -388,12 +444,28 @@ const RESUMES: usize = 8;
 const FULL_PROJECTIONS: usize = 2;
 
 /// The precision of the straight projections that rank the free
-/// candidates: a fraction of each segment's travel bound.
-const RANKING_TRAVEL: f64 = 1.0 / 64.0;
+/// candidates: a fraction of the remaining way to the target.
+const RANKING_TRAVEL: f64 = 1.0 / 256.0;
+
+/// Reverse samples of the moves that start far from their target (the
+/// ranking of free candidates and the first move of their projection),
+/// whatever [`PdOptions::reverse_samples`] says: from afar, bisection
+/// alone may stop at an entry into the contact space far from the target
+/// (the far side of an obstacle), and the norm would be that of a long
+/// way round.
+const FAR_REVERSE: usize = 12;
 
 /// Within this many half contact tolerances of travel, a bisection tests
 /// whether its free end is already in contact.
 const NEAR_TRAVEL: f64 = 16.0;
+
+/// Tries of a constrained-optimisation step: the whole step, then halves.
+const LINE_SEARCH: usize = 3;
+
+/// The angles (radians) of the rings of directions around the best
+/// constrained translation, and the directions per ring.
+const REFINE_ANGLES: [f64; 3] = [0.3, 0.1, 0.03];
+const REFINE_RING: usize = 6;
 
 /// Most passes of the greedy optimisation.
 const GREEDY_PASSES: usize = 4;
@@ -572,20 +644,46 @@ impl<'a> PdSolver<'a> {
         // 1–2. Free candidates, each projected; the least norm starts.
         let started = Instant::now();
         let candidates = self.free_candidates(q_in, hint, &mut stats)?;
-        stats.free_candidates = candidates.len();
+        stats.free_candidates = candidates.list.len();
         stats.selection_time = started.elapsed();
         let started = Instant::now();
         // Each candidate is ranked by its straight projection towards
         // `q_in` (one move); the full projection (CCDg and the greedy
         // pass) runs from the best `FULL_PROJECTIONS` only.
-        let mut ranked = Vec::with_capacity(candidates.len());
-        for (q_f, how) in candidates {
-            let q = if self.options.projection == Projection::Bisection {
-                self.bisect_to(&q_f, q_in, RANKING_TRAVEL, &mut stats)?.q
-            } else {
-                self.ccd_towards(&q_f, q_in, &mut stats)?.q
-            };
-            ranked.push((frame.norm(&q)?, q_f, how));
+        let Candidates { list, setup } = candidates;
+        let mut ranked = Vec::with_capacity(list.len());
+        let mut best_direction: Option<(f64, DVec3)> = None;
+        for (q_f, how, direction) in list {
+            let s = self.rank(&frame, &q_f, q_in, &mut stats)?;
+            if let Some(d) = direction
+                && best_direction.is_none_or(|(b, _)| s < b)
+            {
+                best_direction = Some((s, d));
+            }
+            ranked.push((s, q_f, how));
+        }
+        // The best translation's direction refined: rings of directions
+        // around it, narrowing (M5's maximally-clear choice, sampled).
+        if let (Some(setup), Some((mut best_s, mut best_d))) = (setup, best_direction)
+            && setup.axes.len() >= 2
+        {
+            for angle in REFINE_ANGLES {
+                let (u, v) = best_d.any_orthonormal_pair();
+                let centre = best_d;
+                for k in 0..REFINE_RING {
+                    let phi = core::f64::consts::TAU * k as f64 / REFINE_RING as f64;
+                    let d = (centre * angle.cos() + (u * phi.cos() + v * phi.sin()) * angle.sin())
+                        .normalize();
+                    let Some(q_f) = self.translated_start(&setup, d, &mut stats)? else {
+                        continue;
+                    };
+                    let s = self.rank(&frame, &q_f, q_in, &mut stats)?;
+                    if s < best_s {
+                        (best_s, best_d) = (s, d);
+                    }
+                    ranked.push((s, q_f, FreeSelection::ConstrainedTranslation));
+                }
+            }
         }
         ranked.sort_by(|a, b| a.0.total_cmp(&b.0));
         let mut best: Option<(f64, Vec<f64>, FreeSelection)> = None;
@@ -611,45 +709,57 @@ impl<'a> PdSolver<'a> {
         };
         stats.projected_value = sigma;
 
-        // 3–5. Constrained optimisation and re-projection.
+        // 3–5. Constrained optimisation and re-projection. A step whose
+        // re-projection does not lower the norm is halved (at most
+        // `LINE_SEARCH` tries).
         let mut iterations = 0;
         let mut contacts = Vec::new();
+        let keep = 1.0 - self.options.min_improvement;
+        let target = |sigma: f64| sigma * keep;
         for _ in 0..self.options.max_iterations {
             let started = Instant::now();
-            let q1 = self.optimise(&frame, &q_c, &mut contacts, &mut stats)?;
+            self.checker.contacts(
+                &q_c,
+                self.options.tolerance(),
+                &mut contacts,
+                &mut self.check_ws,
+            )?;
+            contacts.truncate(self.options.max_contacts);
+            let step = self.optimise(&frame, &q_c, &contacts, &mut stats)?;
             stats.optimisation_time += started.elapsed();
-            let Some(q1) = q1 else { break };
-            let s1 = frame.norm(&q1)?;
-            if s1.partial_cmp(&(sigma * (1.0 - self.options.min_improvement)))
-                != Some(core::cmp::Ordering::Less)
-            {
-                break;
-            }
-            let started = Instant::now();
-            stats.discrete_checks += 1;
-            let q2 = if self.checker.collides(&q1, &mut self.check_ws)? {
-                let p = self.ccd_towards(&q_c, &q1, &mut stats)?;
-                p.q
-            } else {
-                if self.options.full_reprojection {
+            let Some(step) = step else { break };
+            let mut accepted = None;
+            let mut fraction = 1.0;
+            let mut q1 = vec![0.0; q_c.len()];
+            for _ in 0..LINE_SEARCH {
+                let q1 = step.at(&frame, self.tree(), fraction, &mut q1)?;
+                fraction *= 0.5;
+                if frame.norm(&q1)? >= target(sigma) {
+                    continue;
+                }
+                let started = Instant::now();
+                stats.discrete_checks += 1;
+                let q2 = if self.checker.collides(&q1, &mut self.check_ws)? {
+                    self.ccd_towards(&q_c, &q1, &mut stats)?.q
+                } else if self.options.full_reprojection {
                     self.project(&q1, q_in, &mut stats)?
                 } else {
                     self.ccd_towards(&q1, q_in, &mut stats)?.q
+                };
+                stats.projection_time += started.elapsed();
+                let s2 = frame.norm(&q2)?;
+                if s2 < target(sigma) {
+                    stats.discrete_checks += 1;
+                    if !self.checker.collides(&q2, &mut self.check_ws)? {
+                        accepted = Some((s2, q2));
+                        break;
+                    }
                 }
-            };
-            stats.projection_time += started.elapsed();
-            let s2 = frame.norm(&q2)?;
-            if s2 < sigma * (1.0 - self.options.min_improvement) {
-                stats.discrete_checks += 1;
-                if self.checker.collides(&q2, &mut self.check_ws)? {
-                    break;
-                }
-                sigma = s2;
-                q_c = q2;
-                iterations += 1;
-            } else {
-                break;
             }
+            let Some((s2, q2)) = accepted else { break };
+            sigma = s2;
+            q_c = q2;
+            iterations += 1;
         }
         self.checker.contacts(
             &q_c,
@@ -677,7 +787,7 @@ impl<'a> PdSolver<'a> {
         q_in: &[f64],
         hint: Option<&[f64]>,
         stats: &mut PdStats,
-    ) -> Result<Vec<(Vec<f64>, FreeSelection)>, PdError> {
+    ) -> Result<Candidates, PdError> {
         let mut out = Vec::new();
         let coherent: Vec<Vec<f64>> = hint
             .map(<[f64]>::to_vec)
@@ -687,16 +797,17 @@ impl<'a> PdSolver<'a> {
         for q in coherent {
             stats.discrete_checks += 1;
             if !self.checker.collides(&q, &mut self.check_ws)? {
-                out.push((q, FreeSelection::MotionCoherence));
+                out.push((q, FreeSelection::MotionCoherence, None));
             }
         }
         if let Some(q) = self.successive_perturbation(q_in, stats)? {
-            out.push((q, FreeSelection::SuccessivePerturbation));
+            out.push((q, FreeSelection::SuccessivePerturbation, None));
         }
-        for q in self.constrained_translations(q_in, stats)? {
-            out.push((q, FreeSelection::ConstrainedTranslation));
+        let (translated, setup) = self.constrained_translations(q_in, stats)?;
+        for (q, d) in translated {
+            out.push((q, FreeSelection::ConstrainedTranslation, Some(d)));
         }
-        Ok(out)
+        Ok(Candidates { list: out, setup })
     }
 
     /// The smallest distance at `q`: the pairs within twice the tolerance
@@ -880,10 +991,10 @@ impl<'a> PdSolver<'a> {
         &mut self,
         q_in: &[f64],
         stats: &mut PdStats,
-    ) -> Result<Vec<Vec<f64>>, PdError> {
+    ) -> Result<Translated, PdError> {
         let axes = self.free_axes(q_in)?;
         if axes.is_empty() {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), None));
         }
         // A self-colliding model moves rigidly from a self-collision-free
         // pose: the rest configuration, else the neutral one.
@@ -898,7 +1009,7 @@ impl<'a> PdSolver<'a> {
                 candidate[a.q_index] = q_in[a.q_index];
             }
             if self.self_colliding(&candidate, stats)? {
-                return Ok(Vec::new());
+                return Ok((Vec::new(), None));
             }
             base = candidate;
         }
@@ -926,26 +1037,85 @@ impl<'a> PdSolver<'a> {
                 }
             }
         }
+        let setup = TranslationSetup {
+            base,
+            axes,
+            reach: r_a + r_b,
+        };
         let mut out = Vec::new();
         for d in directions {
-            let reach = r_a + r_b;
-            let mut scale = 1.0;
-            for _ in 0..4 {
-                let q = translate(&base, &axes, d * reach * scale);
-                if q.iter().zip(&base).all(|(x, y)| x == y) {
-                    break;
-                }
-                if self.tree().within_limits(&q) {
-                    stats.discrete_checks += 1;
-                    if !self.checker.collides(&q, &mut self.check_ws)? {
-                        out.push(q);
-                        break;
-                    }
-                }
-                scale *= 2.0;
+            if let Some(q) = self.translated_start(&setup, d, stats)? {
+                out.push((q, d));
             }
         }
-        Ok(out)
+        Ok((out, Some(setup)))
+    }
+
+    /// The model translated from the setup's base along `d` by its reach,
+    /// doubled while it collides (at most four tries), shortened to the
+    /// joint limits; `None` when no try is free.
+    fn translated_start(
+        &mut self,
+        setup: &TranslationSetup,
+        d: DVec3,
+        stats: &mut PdStats,
+    ) -> Result<Option<Vec<f64>>, PdError> {
+        // The longest translation along `d` within the joint limits: a base
+        // that can only go so far is tried as far as it goes, in the same
+        // direction.
+        let tree = self.tree();
+        let mut longest = f64::INFINITY;
+        for a in &setup.axes {
+            let rate = d.dot(a.direction);
+            let Some(limits) = joint_limits_of(tree, a.q_index) else {
+                continue;
+            };
+            let q = setup.base[a.q_index];
+            let room = if rate > 0.0 {
+                (limits.1 - q) / rate
+            } else if rate < 0.0 {
+                (limits.0 - q) / rate
+            } else {
+                f64::INFINITY
+            };
+            longest = longest.min(room.max(0.0));
+        }
+        let mut length = setup.reach;
+        for _ in 0..4 {
+            let capped = length >= longest;
+            let step = length.min(longest * (1.0 - 1e-9));
+            if step.is_nan() || step <= 0.0 {
+                break;
+            }
+            let q = translate(&setup.base, &setup.axes, d * step);
+            stats.discrete_checks += 1;
+            if !self.checker.collides(&q, &mut self.check_ws)? {
+                return Ok(Some(q));
+            }
+            if capped {
+                break;
+            }
+            length *= 2.0;
+        }
+        Ok(None)
+    }
+
+    /// The straight projection of the free `q_f` towards `q_in` that ranks
+    /// candidates (coarse, from the far end back), and its norm.
+    fn rank(
+        &mut self,
+        frame: &NormFrame,
+        q_f: &[f64],
+        q_in: &[f64],
+        stats: &mut PdStats,
+    ) -> Result<f64, PdError> {
+        let q = if self.options.projection == Projection::Bisection {
+            self.bisect_to(q_f, q_in, RANKING_TRAVEL, FAR_REVERSE, stats)?
+                .q
+        } else {
+            self.ccd_towards(q_f, q_in, stats)?.q
+        };
+        frame.norm(&q)
     }
 
     /// Whether some link–link pair overlaps at `q`.
@@ -1071,6 +1241,7 @@ impl<'a> PdSolver<'a> {
         for &i in &movable {
             active[i] = true;
         }
+        let mut first = true;
         loop {
             let mut target = q.clone();
             let mut any = false;
@@ -1086,7 +1257,14 @@ impl<'a> PdSolver<'a> {
             if !any {
                 break;
             }
-            let p = self.ccd_towards(&q, &target, stats)?;
+            // The first move comes from afar (a free candidate): the
+            // contact nearest the target is searched from its end back.
+            let p = if first && self.options.projection == Projection::Bisection {
+                self.bisect_to(&q, &target, 0.0, FAR_REVERSE, stats)?
+            } else {
+                self.ccd_towards(&q, &target, stats)?
+            };
+            first = false;
             q = p.q;
             if p.reached {
                 break;
@@ -1219,18 +1397,19 @@ impl<'a> PdSolver<'a> {
         q1: &[f64],
         stats: &mut PdStats,
     ) -> Result<Projected, PdError> {
-        self.bisect_to(q0, q1, 0.0, stats)
+        self.bisect_to(q0, q1, 0.0, self.options.reverse_samples, stats)
     }
 
-    /// [`PdSolver::bisect`] stopped once the travel bound between the
-    /// free and the colliding end is within `coarse` of the segment's
-    /// whole travel (`0`: to the contact tolerance): a cheap estimate of
-    /// where the segment meets the contact space, for ranking.
+    /// [`PdSolver::bisect`] stopped once the bracket is within `coarse`
+    /// of the free end's remaining way to the target (`0`: at the contact
+    /// tolerance): a cheap estimate of where the segment meets the contact
+    /// space, for ranking, precise relative to the depth it measures.
     fn bisect_to(
         &mut self,
         q0: &[f64],
         q1: &[f64],
         coarse: f64,
+        reverse: usize,
         stats: &mut PdStats,
     ) -> Result<Projected, PdError> {
         let tree = self.tree();
@@ -1246,18 +1425,13 @@ impl<'a> PdSolver<'a> {
             });
         };
         let motion = JointSpaceMotion::new(tree, q0, q1)?;
-        let mut half = 0.5 * self.options.tolerance();
-        if coarse > 0.0 {
-            self.curve.lambda_all(q0, q1, &mut self.lambda)?;
-            let whole = self.lambda.iter().fold(0.0_f64, |m, &l| m.max(l));
-            half = half.max(coarse * whole);
-        }
+        let half = 0.5 * self.options.tolerance();
         let (mut lo, mut hi) = (0.0_f64, 1.0_f64);
         let mut q_lo = q0.to_vec();
         let mut q_hi = q1.to_vec();
         let mut mid = vec![0.0; q0.len()];
         // Reverse bracket search from the colliding end.
-        let n = self.options.reverse_samples;
+        let n = reverse;
         for k in (1..n).rev() {
             let s = 1.0 - 0.5_f64.powi(i32::try_from(k).unwrap_or(i32::MAX));
             motion.config_at(tree, s, &mut mid)?;
@@ -1284,6 +1458,11 @@ impl<'a> PdSolver<'a> {
             self.curve.lambda_all(&q_lo, &q_hi, &mut self.lambda)?;
             let travel = self.lambda.iter().fold(0.0_f64, |m, &l| m.max(l));
             if travel <= half || hi - lo <= f64::EPSILON {
+                break;
+            }
+            // Ranking: the contact's place relative to the target is known
+            // to `coarse` of its remaining way there.
+            if coarse > 0.0 && hi - lo <= coarse * (1.0 - lo) {
                 break;
             }
             // The pair that overlaps at the colliding end is within its
@@ -1417,13 +1596,10 @@ impl<'a> PdSolver<'a> {
         &mut self,
         frame: &NormFrame,
         q_c: &[f64],
-        contacts: &mut Vec<ContactPoint>,
+        contacts: &[ContactPoint],
         stats: &mut PdStats,
-    ) -> Result<Option<Vec<f64>>, PdError> {
+    ) -> Result<Option<Step>, PdError> {
         let tree = self.tree();
-        self.checker
-            .contacts(q_c, self.options.tolerance(), contacts, &mut self.check_ws)?;
-        contacts.truncate(self.options.max_contacts);
         if contacts.is_empty() {
             return Ok(None);
         }
@@ -1513,11 +1689,7 @@ impl<'a> PdSolver<'a> {
         if w.is_nan() || w <= 0.0 {
             return Ok(None);
         }
-        let x1: Vec<f64> = x_c.iter().zip(&dx).map(|(c, d)| c + w * d).collect();
-        let mut q1 = vec![0.0; q_c.len()];
-        frame.from_x(&x1, &mut q1)?;
-        let q1 = tree.clamp_to_limits(&q1)?;
-        Ok(Some(q1))
+        Ok(Some(Step { x_c, dx, w }))
     }
 
     /// The translational depth along `directions` (world; each projected
@@ -1584,6 +1756,17 @@ fn moving_links(tree: &KinematicTree, q0: &[f64], q1: &[f64]) -> Vec<bool> {
         out[i] = own || link.parent().is_some_and(|p| out[p]);
     }
     out
+}
+
+/// The limits of configuration value `k` when it belongs to a limited
+/// one-value joint.
+fn joint_limits_of(tree: &KinematicTree, k: usize) -> Option<(f64, f64)> {
+    let i = (0..tree.len()).find(|&i| tree.q_range(i).contains(&k))?;
+    let joint = tree.links()[i].joint();
+    (joint.kind.nq() == 1)
+        .then_some(joint.limits)
+        .flatten()
+        .map(|l| (l.lower, l.upper))
 }
 
 /// `q` with the model translated by `t` (world) through its free axes.
