@@ -26,7 +26,7 @@
 //!    Each candidate is ranked by the norm where its straight move towards
 //!    `q_in` meets the contact space (bisection from the colliding end
 //!    back, to 1/256 of the remaining way). Around the best translation,
-//!    rings of six directions at 0.3, 0.1 and 0.03 rad are ranked too,
+//!    rings of eight directions at 0.3, 0.1 and 0.03 rad are ranked too,
 //!    each ring centred on the best so far (M5's maximally-clear choice,
 //!    refined by sampling).
 //! 2. **Contact-space projection** (§3.2, §5.2, Alg. 2) from the two best
@@ -465,7 +465,7 @@ const LINE_SEARCH: usize = 3;
 /// The angles (radians) of the rings of directions around the best
 /// constrained translation, and the directions per ring.
 const REFINE_ANGLES: [f64; 3] = [0.3, 0.1, 0.03];
-const REFINE_RING: usize = 6;
+const REFINE_RING: usize = 8;
 
 /// Most passes of the greedy optimisation.
 const GREEDY_PASSES: usize = 4;
