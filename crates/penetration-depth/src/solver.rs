@@ -423,6 +423,34 @@ impl Step {
     }
 }
 
+/// A bisection's bracket on a segment: the free end `lo` and the
+/// colliding end `hi` (parameters and configurations), and the pair seen
+/// overlapping at `hi`.
+struct Bracket<'b> {
+    lo: &'b mut f64,
+    hi: &'b mut f64,
+    q_lo: &'b mut [f64],
+    q_hi: &'b mut [f64],
+    hit: &'b mut (usize, Other),
+}
+
+impl Bracket<'_> {
+    /// Moves the end the test at `s` (configuration `q`, overlapping pair
+    /// `found`) replaces; whether it was the free end.
+    fn update(self, s: f64, q: &[f64], found: Option<(usize, Other)>) -> bool {
+        if let Some(pair) = found {
+            *self.hi = s;
+            *self.hit = pair;
+            self.q_hi.copy_from_slice(q);
+            false
+        } else {
+            *self.lo = s;
+            self.q_lo.copy_from_slice(q);
+            true
+        }
+    }
+}
+
 /// A projection's end.
 struct Projected {
     q: Vec<f64>,
@@ -1436,20 +1464,18 @@ impl<'a> PdSolver<'a> {
             let s = 1.0 - 0.5_f64.powi(i32::try_from(k).unwrap_or(i32::MAX));
             motion.config_at(tree, s, &mut mid)?;
             stats.discrete_checks += 1;
-            match self
+            let found = self
                 .checker
-                .first_overlap(&mid, wanted, &mut self.check_ws)?
-            {
-                Some(pair) => {
-                    hi = s;
-                    hit = pair;
-                    q_hi.copy_from_slice(&mid);
-                }
-                None => {
-                    lo = s;
-                    q_lo.copy_from_slice(&mid);
-                    break;
-                }
+                .first_overlap(&mid, wanted, &mut self.check_ws)?;
+            let bracket = Bracket {
+                lo: &mut lo,
+                hi: &mut hi,
+                q_lo: &mut q_lo,
+                q_hi: &mut q_hi,
+                hit: &mut hit,
+            };
+            if bracket.update(s, &mid, found) {
+                break;
             }
         }
         // Each halving at least halves the bound, which is finite: the
@@ -1497,20 +1523,17 @@ impl<'a> PdSolver<'a> {
             let m = 0.5 * (lo + hi);
             motion.config_at(tree, m, &mut mid)?;
             stats.discrete_checks += 1;
-            match self
+            let found = self
                 .checker
-                .first_overlap(&mid, wanted, &mut self.check_ws)?
-            {
-                Some(pair) => {
-                    hi = m;
-                    hit = pair;
-                    q_hi.copy_from_slice(&mid);
-                }
-                None => {
-                    lo = m;
-                    q_lo.copy_from_slice(&mid);
-                }
+                .first_overlap(&mid, wanted, &mut self.check_ws)?;
+            Bracket {
+                lo: &mut lo,
+                hi: &mut hi,
+                q_lo: &mut q_lo,
+                q_hi: &mut q_hi,
+                hit: &mut hit,
             }
+            .update(m, &mid, found);
         }
         let (link, other) = hit;
         Ok(Projected {
