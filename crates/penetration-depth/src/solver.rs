@@ -1442,7 +1442,35 @@ impl<'a> PdSolver<'a> {
     ) -> Result<Projected, PdError> {
         let tree = self.tree();
         let moving = moving_links(tree, q0, q1);
-        let wanted = |l: usize, o: Other| moving[l] || matches!(o, Other::Link(j) if moving[j]);
+        // A link pair moves relative to itself only through the joints
+        // between its members: a pair carried as one (a whole model
+        // translated, a hand turned at the wrist) keeps its state at the
+        // free `q0`.
+        let changed: Vec<bool> = (0..tree.len())
+            .map(|i| {
+                let r = tree.q_range(i);
+                q0[r.clone()] != q1[r]
+            })
+            .collect();
+        let path_changed = |mut k: usize, top: usize| {
+            while k != top {
+                if changed[k] {
+                    return true;
+                }
+                match tree.links()[k].parent() {
+                    Some(p) => k = p,
+                    None => return false,
+                }
+            }
+            false
+        };
+        let wanted = |l: usize, o: Other| match o {
+            Other::Obstacle(_) => moving[l],
+            Other::Link(j) => match tree.common_ancestor(l, j) {
+                Some(c) => path_changed(l, c) || path_changed(j, c),
+                None => moving[l] || moving[j],
+            },
+        };
         stats.discrete_checks += 1;
         let Some(mut hit) = self.checker.first_overlap(q1, wanted, &mut self.check_ws)? else {
             return Ok(Projected {
@@ -1464,9 +1492,11 @@ impl<'a> PdSolver<'a> {
             let s = 1.0 - 0.5_f64.powi(i32::try_from(k).unwrap_or(i32::MAX));
             motion.config_at(tree, s, &mut mid)?;
             stats.discrete_checks += 1;
-            let found = self
-                .checker
-                .first_overlap(&mid, wanted, &mut self.check_ws)?;
+            // Near the colliding end, the pair seen there likely overlaps
+            // again: it is tried first.
+            let found =
+                self.checker
+                    .first_overlap_from(&mid, Some(hit), wanted, &mut self.check_ws)?;
             let bracket = Bracket {
                 lo: &mut lo,
                 hi: &mut hi,
