@@ -1394,10 +1394,7 @@ impl<'a> PdSolver<'a> {
     ) -> Result<Projected, PdError> {
         if self.options.projection == Projection::Bisection {
             // No reverse pass: a single projection from `q0`.
-            let n = core::mem::replace(&mut self.options.reverse_samples, 0);
-            let p = self.bisect(q0, q1, stats);
-            self.options.reverse_samples = n;
-            return p;
+            return self.bisect_to(q0, q1, 0.0, 0, stats);
         }
         let mut p = self.ccd_single(q0, q1, stats)?;
         for _ in 0..RESUMES {
@@ -1747,8 +1744,9 @@ impl<'a> PdSolver<'a> {
 
     /// The translational depth along `directions` (world; each projected
     /// on the model's free axes): for each, the model is translated from
-    /// `q_in` along it until free (doubling from `r_A + r_B`) and projected
-    /// back by translational CCD; the shortest. `None` when the model has
+    /// `q_in` along it until free (doubling from `r_A + r_B`) and moved
+    /// back towards `q_in` until contact by the [`PdOptions::projection`]
+    /// in use; the shortest. `None` when the model has
     /// no translational degree of freedom or no direction frees it.
     ///
     /// # Errors
