@@ -16,6 +16,31 @@
 //!    lower bound, warm-started from the pair's [`GjkCache`];
 //! 4. **stop** if any lower bound is `≤` the safety distance.
 //!
+//! **Cheap bounds first.** Every pair first gets the larger of its carried
+//! bound (below) and the gap between balls enclosing its two volumes
+//! (`|c_a − c_b| − R_a − R_b`, rounded down), both certified lower bounds
+//! of the same distance. Pairs are then evaluated by GJK smallest bound
+//! first, and the cycle stops evaluating as soon as the next pair's bound
+//! is no smaller than the smallest distance found: that pair and all after
+//! it can change neither the answer nor the reported minimum. A pair's
+//! bound after evaluation is the largest of the three. So the answer and
+//! the minimum are those of evaluating every pair, at the cost of the few
+//! pairs that are close.
+//!
+//! **Chained sweeps.** A link tested in several frames (the least common
+//! ancestors of its pairs, and the world) is swept into the nearest frame
+//! first and on from there ([`swept_ssch_per_link`] documents why the
+//! result is the same).
+//!
+//! **Per-joint operations.** [`SweptVolumeMonitor::set_link_operations`]
+//! chooses the fast or the accurate operation joint by joint.
+//!
+//! **Moving volumes.** Other robots, people and carts are given every
+//! cycle as SSCHs in the world frame enclosing where they can be until the
+//! model has stopped ([`SweptVolumeMonitor::with_moving_volumes`],
+//! [`SweptVolumeMonitor::cycle_with_moving`]); their growth from cycle to
+//! cycle enters the carried bounds as a link's does.
+//!
 //! Pairs: every two links with a body except parent–child, links welded by
 //! fixed joints (one rigid body) and [`DisabledPairs`]; every link with a
 //! body against every obstacle except disabled ones.
@@ -47,7 +72,7 @@
 //! **Obstacles** are static. The monitor has no swept volume for an
 //! obstacle's motion and its carried bounds assume every obstacle keeps
 //! its place, so a moving obstacle frozen at one pose would let it certify
-//! distances the obstacle does not keep:
+//! distances the obstacle does not keep (give it as a moving volume instead):
 //! [`Obstacle::monitor_obstacle`](crate::Obstacle::monitor_obstacle)
 //! refuses a moving obstacle with [`GeometryError::MovingObstacle`] naming
 //! it.
@@ -60,7 +85,8 @@
 //! volumes and carried every bound over to them; the pairs evaluated
 //! before the failure hold fresh bounds and the others carried ones, all
 //! valid for the new volumes, so the next cycle again starts from a
-//! consistent state. Either way an error certifies nothing: treat it as
+//! consistent state. (A pair whose distance GJK cannot compute fails the
+//! cycle only when its bound does not already clear the safety distance.) Either way an error certifies nothing: treat it as
 //! "stop".
 //!
 //! **Guarantee.** A report with `stop == false` proves that no two monitored
@@ -79,8 +105,9 @@ use crate::error::GeometryError;
 use crate::gjk::{GjkCache, ssch_distance};
 use armature_kinematics::{
     BrakingModel, JointInterval, KinematicTree, Ssch, SweptVolumeOptions, braking_intervals,
-    swept_ssch,
+    swept_ssch, swept_ssch_per_link,
 };
+use glam::DVec3;
 
 /// Relative margin taken off carried bounds (module docs).
 const CARRY_MARGIN: f64 = 1e-9;
@@ -144,6 +171,11 @@ pub struct MonitorOptions {
     /// joined by one movable joint, as the CCD's dynamic hierarchy does
     /// ([`LinkGroups::adjacent`]). Default `true`.
     pub skip_adjacent: bool,
+    /// Evaluate every pair (within the budget) instead of stopping once
+    /// the next bound can change neither the answer nor the minimum
+    /// ([module docs](self), "Cheap bounds first"). Default `false`; a
+    /// reference for tests and measurements.
+    pub exhaustive: bool,
 }
 
 impl Default for MonitorOptions {
@@ -154,6 +186,7 @@ impl Default for MonitorOptions {
             budget: MonitorBudget::UNLIMITED,
             skip_rigidly_attached: true,
             skip_adjacent: true,
+            exhaustive: false,
         }
     }
 }
@@ -177,6 +210,13 @@ impl MonitorOptions {
     #[must_use]
     pub const fn with_budget(mut self, budget: MonitorBudget) -> Self {
         self.budget = budget;
+        self
+    }
+
+    /// Evaluating every pair or not ([`MonitorOptions::exhaustive`]).
+    #[must_use]
+    pub const fn with_exhaustive(mut self, on: bool) -> Self {
+        self.exhaustive = on;
         self
     }
 
@@ -207,6 +247,9 @@ pub enum MonitorPair {
     Links(usize, usize),
     /// A link and an obstacle.
     LinkObstacle(usize, usize),
+    /// A link and a moving volume (an index into the names given to
+    /// [`SweptVolumeMonitor::with_moving_volumes`]).
+    LinkMoving(usize, usize),
 }
 
 /// The answer of one cycle.
@@ -234,19 +277,33 @@ pub struct MonitorReport {
 struct PairState {
     pair: MonitorPair,
     key_a: usize,
-    /// The second volume: a swept key, or an obstacle.
+    /// The second volume: a swept key (a link or a moving volume), or an
+    /// obstacle.
     key_b: Option<usize>,
     cache: GjkCache,
     /// Lower bound valid for the current cycle's volumes (`−∞`: unknown).
     bound: f64,
 }
 
-/// A link swept into one frame, with its last two cycles' volumes.
+/// What a swept key holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum KeySource {
+    /// A link's body swept into `frame` (`None`: the world).
+    Link { link: usize, frame: Option<usize> },
+    /// A moving volume the caller gives every cycle (world frame).
+    Moving(usize),
+}
+
+/// A volume that changes every cycle, with its last two cycles' volumes.
 #[derive(Clone, Debug)]
 struct SweptKey {
-    link: usize,
-    frame: Option<usize>,
+    source: KeySource,
+    /// The key of the same link in the nearest frame below this one, to
+    /// sweep on from (M3 eq. 8 is a chain, so the result is the same).
+    chain_from: Option<usize>,
     current: Option<Ssch>,
+    /// A ball enclosing `current`: centre and radius.
+    ball: (DVec3, f64),
     /// How far the current volume reaches outside the previous one.
     growth: f64,
 }
@@ -257,12 +314,31 @@ pub struct SweptVolumeMonitor {
     tree: KinematicTree,
     bodies: Vec<Option<Ssch>>,
     obstacles: Vec<MonitorObstacle>,
+    /// Balls enclosing the obstacles.
+    obstacle_balls: Vec<(DVec3, f64)>,
+    moving: Vec<String>,
     options: MonitorOptions,
+    /// One operation choice per link when set
+    /// ([`SweptVolumeMonitor::set_link_operations`]).
+    link_options: Option<Vec<SweptVolumeOptions>>,
     keys: Vec<SweptKey>,
+    /// Key indices in the order they are swept (each after the key it
+    /// chains from).
+    sweep_order: Vec<usize>,
     pairs: Vec<PairState>,
     order: Vec<usize>,
-    /// This cycle's volumes (key index, volume) until all are formed.
-    staged: Vec<(usize, Ssch)>,
+    /// This cycle's volumes, one slot per key, until all are formed.
+    staged: Vec<Option<Ssch>>,
+}
+
+/// A certified lower bound on the distance of two balls' contents, rounded
+/// down.
+fn ball_gap(a: (DVec3, f64), b: (DVec3, f64)) -> f64 {
+    let d = a.0.distance(b.0);
+    let scale = a.0.abs().max_element() + b.0.abs().max_element() + d;
+    // The length loses a few ulps of the coordinates; the sum of radii is
+    // rounded up.
+    (d - 8.0 * f64::EPSILON * scale - (a.1 + b.1).next_up()).next_down()
 }
 
 /// `max(0, max_{p′} min_p |p′ − p| + r′ − r)`, rounded up (module docs).
@@ -318,19 +394,6 @@ impl SweptVolumeMonitor {
         let groups = rigid_groups(&tree);
         let link_groups = LinkGroups::new(&tree);
         let mut keys: Vec<SweptKey> = Vec::new();
-        let mut key = |link: usize, frame: Option<usize>| {
-            if let Some(k) = keys.iter().position(|k| k.link == link && k.frame == frame) {
-                k
-            } else {
-                keys.push(SweptKey {
-                    link,
-                    frame,
-                    current: None,
-                    growth: f64::INFINITY,
-                });
-                keys.len() - 1
-            }
-        };
         let mut pairs = Vec::new();
         let n = tree.len();
         for a in 0..n {
@@ -348,8 +411,8 @@ impl SweptVolumeMonitor {
                 let frame = tree.common_ancestor(a, b);
                 pairs.push(PairState {
                     pair: MonitorPair::Links(a, b),
-                    key_a: key(a, frame),
-                    key_b: Some(key(b, frame)),
+                    key_a: key_of(&mut keys, KeySource::Link { link: a, frame }),
+                    key_b: Some(key_of(&mut keys, KeySource::Link { link: b, frame })),
                     cache: GjkCache::new(),
                     bound: f64::NEG_INFINITY,
                 });
@@ -360,25 +423,132 @@ impl SweptVolumeMonitor {
                 }
                 pairs.push(PairState {
                     pair: MonitorPair::LinkObstacle(a, o),
-                    key_a: key(a, None),
+                    key_a: key_of(
+                        &mut keys,
+                        KeySource::Link {
+                            link: a,
+                            frame: None,
+                        },
+                    ),
                     key_b: None,
                     cache: GjkCache::new(),
                     bound: f64::NEG_INFINITY,
                 });
             }
         }
-        let order = Vec::with_capacity(pairs.len());
-        let staged = Vec::with_capacity(keys.len());
-        Ok(Self {
+        let obstacle_balls = obstacles
+            .iter()
+            .map(|o| o.volume.bounding_sphere())
+            .collect();
+        let mut m = Self {
             tree,
             bodies,
             obstacles,
+            obstacle_balls,
+            moving: Vec::new(),
             options,
+            link_options: None,
             keys,
+            sweep_order: Vec::new(),
             pairs,
-            order,
-            staged,
-        })
+            order: Vec::new(),
+            staged: Vec::new(),
+        };
+        m.plan_sweeps();
+        Ok(m)
+    }
+
+    /// The monitor with moving volumes (other robots, people, carts): each
+    /// cycle the caller gives one SSCH per name, in the world frame,
+    /// enclosing everything that volume can occupy until the model has
+    /// stopped ([`SweptVolumeMonitor::cycle_with_moving`]). Every link with
+    /// a body is tested against each; carried bounds use the volumes'
+    /// growth from cycle to cycle, as for links.
+    #[must_use]
+    pub fn with_moving_volumes(mut self, names: Vec<String>) -> Self {
+        let links: Vec<usize> = (0..self.tree.len())
+            .filter(|&l| self.bodies[l].is_some())
+            .collect();
+        let first = self.moving.len();
+        for (j, name) in names.into_iter().enumerate() {
+            let m = first + j;
+            self.moving.push(name);
+            let key_b = key_of(&mut self.keys, KeySource::Moving(m));
+            for &l in &links {
+                let key_a = key_of(
+                    &mut self.keys,
+                    KeySource::Link {
+                        link: l,
+                        frame: None,
+                    },
+                );
+                self.pairs.push(PairState {
+                    pair: MonitorPair::LinkMoving(l, m),
+                    key_a,
+                    key_b: Some(key_b),
+                    cache: GjkCache::new(),
+                    bound: f64::NEG_INFINITY,
+                });
+            }
+        }
+        self.plan_sweeps();
+        self
+    }
+
+    /// Orders the keys so that each link is swept into its nearest frame
+    /// first and on from there into the farther ones.
+    fn plan_sweeps(&mut self) {
+        let depth_below = |tree: &KinematicTree, link: usize, frame: Option<usize>| match frame {
+            Some(f) => tree
+                .ancestors(link)
+                .position(|k| k == f)
+                .unwrap_or(usize::MAX),
+            None => usize::MAX,
+        };
+        let mut order: Vec<usize> = (0..self.keys.len()).collect();
+        let tree = &self.tree;
+        let keys = &self.keys;
+        order.sort_by_key(|&k| match keys[k].source {
+            KeySource::Link { link, frame } => (0, link, depth_below(tree, link, frame)),
+            KeySource::Moving(m) => (1, m, 0),
+        });
+        let mut prev: Option<(usize, usize)> = None;
+        for &k in &order {
+            self.keys[k].chain_from = None;
+            if let KeySource::Link { link, .. } = self.keys[k].source {
+                if let Some((pl, pk)) = prev
+                    && pl == link
+                {
+                    self.keys[k].chain_from = Some(pk);
+                }
+                prev = Some((link, k));
+            }
+        }
+        self.sweep_order = order;
+        self.staged = vec![None; self.keys.len()];
+        self.order = Vec::with_capacity(self.pairs.len());
+    }
+
+    /// Chooses the operations per link (`options[k]` for link `k`'s joint),
+    /// replacing [`MonitorOptions::swept`] (M3 Fig. 8 mixes fast and
+    /// accurate operations joint by joint). Carried bounds stay valid (the
+    /// growth is measured between volumes, whatever formed them).
+    ///
+    /// # Errors
+    /// [`GeometryError::WrongLength`] unless there is one entry per link.
+    pub fn set_link_operations(
+        &mut self,
+        options: Vec<SweptVolumeOptions>,
+    ) -> Result<(), GeometryError> {
+        if options.len() != self.tree.len() {
+            return Err(GeometryError::WrongLength {
+                what: "link operations",
+                expected: self.tree.len(),
+                got: options.len(),
+            });
+        }
+        self.link_options = Some(options);
+        Ok(())
     }
 
     /// The tree.
@@ -393,9 +563,27 @@ impl SweptVolumeMonitor {
         &self.options
     }
 
+    /// The names of the moving volumes, in the order
+    /// [`SweptVolumeMonitor::cycle_with_moving`] takes them.
+    #[must_use]
+    pub fn moving_volumes(&self) -> &[String] {
+        &self.moving
+    }
+
     /// Changes the budget (e.g. per cycle, from the time left).
     pub fn set_budget(&mut self, budget: MonitorBudget) {
         self.options.budget = budget;
+    }
+
+    /// Changes the safety distance.
+    ///
+    /// # Errors
+    /// [`GeometryError::InvalidParameter`] for a negative or non-finite
+    /// distance.
+    pub fn set_safety_distance(&mut self, d: f64) -> Result<(), GeometryError> {
+        crate::error::non_negative("safety_distance", d)?;
+        self.options.safety_distance = d;
+        Ok(())
     }
 
     /// The monitored pairs, in a fixed order.
@@ -407,6 +595,18 @@ impl SweptVolumeMonitor {
     /// [`SweptVolumeMonitor::pairs`] (`−∞`: unknown).
     pub fn pair_bounds(&self) -> impl ExactSizeIterator<Item = (MonitorPair, f64)> + '_ {
         self.pairs.iter().map(|p| (p.pair, p.bound))
+    }
+
+    /// This cycle's swept volume of each link with a body in the world
+    /// frame (after a successful cycle; `None` before the first one or for
+    /// a link only tested against other links), for drawing.
+    pub fn world_volumes(&self) -> impl Iterator<Item = (usize, &Ssch)> + '_ {
+        self.keys
+            .iter()
+            .filter_map(|k| match (k.source, &k.current) {
+                (KeySource::Link { link, frame: None }, Some(v)) => Some((link, v)),
+                _ => None,
+            })
     }
 
     /// Forgets every carried bound and warm start (e.g. after a jump in
@@ -422,17 +622,27 @@ impl SweptVolumeMonitor {
         }
     }
 
-    /// A readable name of a pair (`link–link` or `link–obstacle`).
+    /// A readable name of a pair (`link–link`, `link–obstacle` or
+    /// `link–moving volume`).
     #[must_use]
     pub fn pair_name(&self, pair: MonitorPair) -> String {
+        let (a, b) = self.pair_names(pair);
+        format!("`{a}`–`{b}`")
+    }
+
+    /// The names of a pair's two members.
+    #[must_use]
+    pub fn pair_names(&self, pair: MonitorPair) -> (&str, &str) {
         let link = |i: usize| self.tree.links().get(i).map_or("?", |l| l.name());
         match pair {
-            MonitorPair::Links(a, b) => format!("`{}`–`{}`", link(a), link(b)),
-            MonitorPair::LinkObstacle(l, o) => format!(
-                "`{}`–`{}`",
+            MonitorPair::Links(a, b) => (link(a), link(b)),
+            MonitorPair::LinkObstacle(l, o) => (
                 link(l),
-                self.obstacles.get(o).map_or("?", |o| o.name.as_str())
+                self.obstacles.get(o).map_or("?", |o| o.name.as_str()),
             ),
+            MonitorPair::LinkMoving(l, m) => {
+                (link(l), self.moving.get(m).map_or("?", String::as_str))
+            }
         }
     }
 
@@ -464,64 +674,130 @@ impl SweptVolumeMonitor {
     /// link, e.g. from [`braking_intervals`] with extra uncertainty).
     ///
     /// # Errors
-    /// As [`SweptVolumeMonitor::cycle`]. An error certifies nothing; the
-    /// monitor stays consistent for the next cycle (module docs, "Failed
-    /// cycles").
+    /// As [`SweptVolumeMonitor::cycle`]; [`GeometryError::WrongLength`]
+    /// when the monitor has moving volumes (use
+    /// [`SweptVolumeMonitor::cycle_with_moving`]). An error certifies
+    /// nothing; the monitor stays consistent for the next cycle (module
+    /// docs, "Failed cycles").
     pub fn cycle_with_intervals(
         &mut self,
         intervals: &[JointInterval],
     ) -> Result<MonitorReport, GeometryError> {
+        self.cycle_with_moving(intervals, &[])
+    }
+
+    /// One control cycle with joint intervals and this cycle's moving
+    /// volumes (one per name of
+    /// [`SweptVolumeMonitor::with_moving_volumes`], world frame).
+    ///
+    /// # Errors
+    /// As [`SweptVolumeMonitor::cycle`]; [`GeometryError::WrongLength`]
+    /// unless there is one moving volume per name. An error certifies
+    /// nothing; the monitor stays consistent for the next cycle (module
+    /// docs, "Failed cycles").
+    pub fn cycle_with_moving(
+        &mut self,
+        intervals: &[JointInterval],
+        moving: &[Ssch],
+    ) -> Result<MonitorReport, GeometryError> {
+        if moving.len() != self.moving.len() {
+            return Err(GeometryError::WrongLength {
+                what: "moving volumes",
+                expected: self.moving.len(),
+                got: moving.len(),
+            });
+        }
         // Steps 1–2: every needed swept volume, all formed before any is
         // kept. A volume replaced before a later one fails would make the
         // next cycle measure its growth from a volume no bound was carried
         // to, and carry bounds that are too large.
-        self.staged.clear();
-        for (i, k) in self.keys.iter().enumerate() {
-            let Some(body) = &self.bodies[k.link] else {
-                continue;
+        for &i in &self.sweep_order {
+            let k = &self.keys[i];
+            let swept = match k.source {
+                KeySource::Moving(m) => moving[m].clone(),
+                KeySource::Link { link, frame } => {
+                    let Some(body) = &self.bodies[link] else {
+                        continue;
+                    };
+                    // Sweep on from the nearest frame below when there is
+                    // one (formed earlier in this order).
+                    let (start, from) = match k.chain_from.and_then(|c| {
+                        let KeySource::Link { frame: Some(f), .. } = self.keys[c].source else {
+                            return None;
+                        };
+                        self.staged[c].as_ref().map(|v| (f, v))
+                    }) {
+                        Some((f, v)) => (f, v),
+                        None => (link, body),
+                    };
+                    let res = match &self.link_options {
+                        Some(per) => {
+                            swept_ssch_per_link(&self.tree, start, from, intervals, frame, per)
+                        }
+                        None => swept_ssch(
+                            &self.tree,
+                            start,
+                            from,
+                            intervals,
+                            frame,
+                            &self.options.swept,
+                        ),
+                    };
+                    res.map_err(|source| GeometryError::Kinematics {
+                        context: format!(
+                            "swept volume of link `{}`",
+                            self.tree.links()[link].name()
+                        ),
+                        source,
+                    })?
+                }
             };
-            let swept = swept_ssch(
-                &self.tree,
-                k.link,
-                body,
-                intervals,
-                k.frame,
-                &self.options.swept,
-            )
-            .map_err(|source| GeometryError::Kinematics {
-                context: format!(
-                    "swept volume of link `{}`",
-                    self.tree.links()[k.link].name()
-                ),
-                source,
-            })?;
-            self.staged.push((i, swept));
+            self.staged[i] = Some(swept);
         }
         // Infallible from here to the carry's end: the volumes, their
         // growth and the carried bounds change together.
-        for (i, swept) in self.staged.drain(..) {
-            let k = &mut self.keys[i];
+        for (k, staged) in self.keys.iter_mut().zip(&mut self.staged) {
+            let Some(swept) = staged.take() else {
+                continue;
+            };
             k.growth = k
                 .current
                 .as_ref()
                 .map_or(f64::INFINITY, |prev| growth(prev, &swept));
+            k.ball = swept.bounding_sphere();
             k.current = Some(swept);
         }
 
         // Carry every bound over to the new volumes, the sum rounded up
-        // and the difference down so that rounding never raises a bound.
+        // and the difference down so that rounding never raises a bound;
+        // then raise it to the bound of the two volumes' balls when that
+        // is larger (both are lower bounds of the same distance).
         for p in &mut self.pairs {
             let g = (self.keys[p.key_a].growth + p.key_b.map_or(0.0, |k| self.keys[k].growth))
                 .next_up();
             let carried = (p.bound - g).next_down();
-            p.bound = if carried.is_finite() {
+            let carried = if carried.is_finite() {
                 carried - (CARRY_MARGIN * carried.abs()).max(1e-12)
             } else {
                 f64::NEG_INFINITY
             };
+            let ball_b = match (p.key_b, p.pair) {
+                (Some(k), _) => self.keys[k].ball,
+                (None, MonitorPair::LinkObstacle(_, o)) => self.obstacle_balls[o],
+                (None, _) => (DVec3::ZERO, f64::INFINITY),
+            };
+            let balls = if self.keys[p.key_a].current.is_some() {
+                ball_gap(self.keys[p.key_a].ball, ball_b)
+            } else {
+                f64::NEG_INFINITY
+            };
+            p.bound = carried.max(balls);
         }
 
-        // Step 3 in priority order: smallest carried bound first.
+        // Step 3 in priority order: smallest bound first, until the next
+        // bound is no smaller than the smallest distance found (then it
+        // decides neither the answer nor the minimum) or the budget runs
+        // out.
         self.order.clear();
         self.order.extend(0..self.pairs.len());
         let pairs = &self.pairs;
@@ -538,6 +814,7 @@ impl SweptVolumeMonitor {
             pairs_unknown: 0,
             gjk_iterations: 0,
         };
+        let mut best = f64::INFINITY;
         for &i in &self.order {
             let out_of_budget = budget
                 .max_pair_evaluations
@@ -547,7 +824,7 @@ impl SweptVolumeMonitor {
                         .max_time
                         .zip(start)
                         .is_some_and(|(t, s)| s.elapsed() >= t));
-            if out_of_budget {
+            if out_of_budget || (!self.options.exhaustive && self.pairs[i].bound >= best) {
                 break;
             }
             let p = &mut self.pairs[i];
@@ -555,13 +832,20 @@ impl SweptVolumeMonitor {
             let b = match (p.key_b, p.pair) {
                 (Some(k), _) => self.keys[k].current.as_ref(),
                 (None, MonitorPair::LinkObstacle(_, o)) => Some(&self.obstacles[o].volume),
-                (None, MonitorPair::Links(..)) => None,
+                (None, _) => None,
             };
             let (Some(a), Some(b)) = (a, b) else {
                 continue;
             };
             let d = match ssch_distance(a, b, Some(&mut p.cache)) {
                 Ok(d) => d,
+                // The pair's bound already clears the safety distance: a
+                // distance GJK cannot compute (coordinates out of its
+                // range) is not needed to decide.
+                Err(_) if p.bound > self.options.safety_distance => {
+                    best = best.min(p.bound);
+                    continue;
+                }
                 Err(source) => {
                     return Err(GeometryError::Distance {
                         pair: self.pair_name(self.pairs[i].pair),
@@ -569,7 +853,9 @@ impl SweptVolumeMonitor {
                     });
                 }
             };
-            self.pairs[i].bound = d.lower_bound;
+            let p = &mut self.pairs[i];
+            p.bound = p.bound.max(d.lower_bound);
+            best = best.min(p.bound);
             report.pairs_evaluated += 1;
             report.gjk_iterations += d.iterations;
         }
@@ -588,5 +874,21 @@ impl SweptVolumeMonitor {
         report.stop =
             report.closest.is_some() && report.distance_lower_bound <= self.options.safety_distance;
         Ok(report)
+    }
+}
+
+/// The index of the key for `source`, added when new.
+fn key_of(keys: &mut Vec<SweptKey>, source: KeySource) -> usize {
+    if let Some(k) = keys.iter().position(|k| k.source == source) {
+        k
+    } else {
+        keys.push(SweptKey {
+            source,
+            chain_from: None,
+            current: None,
+            ball: (DVec3::ZERO, f64::INFINITY),
+            growth: f64::INFINITY,
+        });
+        keys.len() - 1
     }
 }

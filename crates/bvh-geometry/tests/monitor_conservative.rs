@@ -179,6 +179,7 @@ fn monitor_never_says_go_when_a_sampled_braking_motion_comes_close() {
                         a.obstacles[o].0.clone(),
                         a.obstacles[o].1,
                     ),
+                    MonitorPair::LinkMoving(..) => unreachable!("no moving volumes here"),
                 };
                 let d = pa
                     .iter()
@@ -274,4 +275,177 @@ fn bad_input_is_a_typed_error() {
         )
         .is_err()
     );
+}
+
+/// Stopping once the next bound cannot matter gives the answer and the
+/// minimum of evaluating every pair, with fewer distances.
+#[test]
+fn early_exit_answers_as_the_exhaustive_monitor() {
+    let mut rng = Rng(2024);
+    let (mut saved, mut total, mut stops) = (0usize, 0usize, 0usize);
+    for _ in 0..200 {
+        let a = arm(&mut rng);
+        let safety = rng.range(0.0, 0.1);
+        let swept = SweptVolumeOptions::default();
+        let mut fast = monitor(&a, safety, MonitorBudget::UNLIMITED, swept);
+        let mut all = SweptVolumeMonitor::new(
+            a.tree.clone(),
+            a.bodies
+                .iter()
+                .map(|(p, r)| Some(Ssch::new(p.clone(), *r).unwrap()))
+                .collect(),
+            a.obstacles
+                .iter()
+                .enumerate()
+                .map(|(i, (p, r))| MonitorObstacle {
+                    name: format!("o{i}"),
+                    volume: Ssch::new(p.clone(), *r).unwrap(),
+                })
+                .collect(),
+            &DisabledPairs::new(),
+            MonitorOptions::default()
+                .with_safety_distance(safety)
+                .with_swept(swept)
+                .with_exhaustive(true),
+        )
+        .unwrap();
+        let (q, v, models) = random_state(&mut rng, &a.tree);
+        let f = fast.cycle(&q, &v, &models).unwrap();
+        let e = all.cycle(&q, &v, &models).unwrap();
+        assert_eq!(f.stop, e.stop, "early {f:?}, exhaustive {e:?}");
+        assert_eq!(
+            f.distance_lower_bound, e.distance_lower_bound,
+            "early {f:?}, exhaustive {e:?}"
+        );
+        assert!(f.pairs_evaluated <= e.pairs_evaluated);
+        saved += e.pairs_evaluated - f.pairs_evaluated;
+        total += e.pairs_evaluated;
+        stops += usize::from(e.stop);
+    }
+    assert!(saved > total / 4, "saved {saved} of {total}");
+    assert!(stops > 10 && stops < 190, "stops {stops}");
+}
+
+/// Per-link operations: all-Circ1 and all-Circ2 through
+/// `set_link_operations` answer as the global options do, and a mix is
+/// conservative against sampled braking motions.
+#[test]
+fn per_link_operations_match_global_ones_and_stay_conservative() {
+    let mut rng = Rng(31);
+    for case in 0..80 {
+        let a = arm(&mut rng);
+        let (q, v, models) = random_state(&mut rng, &a.tree);
+        let circ1 = SweptVolumeOptions::default().with_revolute(RevoluteCover::Circ1);
+        let circ2 = SweptVolumeOptions::default();
+        for global in [circ1, circ2] {
+            let mut g = monitor(&a, 0.0, MonitorBudget::UNLIMITED, global);
+            let mut per = monitor(&a, 0.0, MonitorBudget::UNLIMITED, circ1);
+            per.set_link_operations(vec![global; a.tree.len()]).unwrap();
+            let rg = g.cycle(&q, &v, &models).unwrap();
+            let rp = per.cycle(&q, &v, &models).unwrap();
+            assert_eq!(rg, rp, "case {case}");
+        }
+        // A mix: even links Circ2, odd ones Circ1; the world volumes hold
+        // every sampled pose of every body point.
+        let mut mix = monitor(&a, 0.0, MonitorBudget::UNLIMITED, circ2);
+        let ops = (0..a.tree.len())
+            .map(|k| if k % 2 == 0 { circ2 } else { circ1 })
+            .collect();
+        mix.set_link_operations(ops).unwrap();
+        mix.cycle(&q, &v, &models).unwrap();
+        let intervals = braking_intervals(&a.tree, &q, &v, &models).unwrap();
+        let volumes: Vec<(usize, Ssch)> =
+            mix.world_volumes().map(|(l, s)| (l, s.clone())).collect();
+        for _ in 0..40 {
+            let qs: Vec<f64> = intervals
+                .iter()
+                .filter_map(|i| match i {
+                    JointInterval::Scalar(iv) => Some(rng.range(iv.lo(), iv.hi())),
+                    _ => None,
+                })
+                .collect();
+            let poses = a.tree.poses(&qs).unwrap();
+            for (l, vol) in &volumes {
+                for p in &a.bodies[*l].0 {
+                    let x = poses[*l].transform_point3(*p);
+                    let d = armature_bvh_geometry::gjk::ssch_distance(
+                        vol,
+                        &Ssch::point(x).unwrap(),
+                        None,
+                    )
+                    .unwrap();
+                    assert!(
+                        d.lower_bound <= 1e-9,
+                        "case {case}: link {l} point leaves its mixed swept volume by {}",
+                        d.lower_bound
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// A moving volume is tested against every link: one placed on a link's
+/// swept volume stops the model, one far away does not, and its growth
+/// between cycles keeps carried bounds conservative.
+#[test]
+fn moving_volumes_are_monitored() {
+    let mut rng = Rng(5);
+    let mut checked = 0;
+    for case in 0..60 {
+        let a = arm(&mut rng);
+        let (q, v, models) = random_state(&mut rng, &a.tree);
+        let base = monitor(
+            &a,
+            0.0,
+            MonitorBudget::UNLIMITED,
+            SweptVolumeOptions::default(),
+        );
+        let mut m = base.with_moving_volumes(vec!["cart".to_owned()]);
+        assert!(m.cycle(&q, &v, &models).is_err(), "a missing moving volume");
+        let far = Ssch::sphere(DVec3::splat(100.0), 0.5).unwrap();
+        let r = m
+            .cycle_with_moving(
+                &braking_intervals(&a.tree, &q, &v, &models).unwrap(),
+                &[far],
+            )
+            .unwrap();
+        let without = monitor(
+            &a,
+            0.0,
+            MonitorBudget::UNLIMITED,
+            SweptVolumeOptions::default(),
+        )
+        .cycle(&q, &v, &models)
+        .unwrap();
+        assert_eq!(r.stop, without.stop, "case {case}");
+        // On the last link's swept volume.
+        let (l, vol) = m
+            .world_volumes()
+            .last()
+            .map(|(l, s)| (l, s.clone()))
+            .unwrap();
+        let on = Ssch::sphere(vol.points()[0], 0.01).unwrap();
+        m.set_budget(MonitorBudget::pairs(0));
+        let intervals = braking_intervals(&a.tree, &q, &v, &models).unwrap();
+        let carried = m.cycle_with_moving(&intervals, std::slice::from_ref(&on)).unwrap();
+        assert!(
+            carried.stop,
+            "case {case}: carried bounds let a jump of the cart through"
+        );
+        m.set_budget(MonitorBudget::UNLIMITED);
+        let fresh = m.cycle_with_moving(&intervals, &[on]).unwrap();
+        assert!(fresh.stop, "case {case}: {fresh:?}");
+        let bound = m
+            .pair_bounds()
+            .find(|(p, _)| *p == MonitorPair::LinkMoving(l, 0))
+            .unwrap()
+            .1;
+        assert!(
+            bound <= 0.0,
+            "case {case}: link {l} bound {bound}, {fresh:?}"
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 60);
 }

@@ -104,7 +104,7 @@ fn adjacency_follows_rigid_groups() {
             .pairs()
             .filter_map(|p| match p {
                 MonitorPair::Links(a, b) => Some((a, b)),
-                MonitorPair::LinkObstacle(..) => None,
+                MonitorPair::LinkObstacle(..) | MonitorPair::LinkMoving(..) => None,
             })
             .collect();
         pairs.sort_unstable();

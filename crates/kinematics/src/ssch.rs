@@ -1021,6 +1021,47 @@ pub fn swept_ssch(
     up_to: Option<usize>,
     options: &SweptVolumeOptions,
 ) -> Result<Ssch, KinematicsError> {
+    swept_ssch_checked_chain(tree, link, intervals, up_to)?;
+    sweep_chain(tree, link, body, intervals, up_to, |_| options)
+}
+
+/// [`swept_ssch`] with one [`SweptVolumeOptions`] per link (`options[k]`
+/// chooses the operation of link `k`'s joint), so that each joint can take
+/// the fast or the accurate operation (M3 Fig. 8's models mix them).
+///
+/// Chaining is exact: the volume of `link` in the frame of an ancestor `a`,
+/// swept on from `a` (passed as `link = a`), equals the volume swept from
+/// `link` directly, so callers that need one link in several frames can
+/// sweep the nearest frame first and continue from it.
+///
+/// # Errors
+/// As [`swept_ssch`]; [`KinematicsError::BufferLength`] when
+/// `options.len() != tree.len()`.
+pub fn swept_ssch_per_link(
+    tree: &KinematicTree,
+    link: usize,
+    body: &Ssch,
+    intervals: &[JointInterval],
+    up_to: Option<usize>,
+    options: &[SweptVolumeOptions],
+) -> Result<Ssch, KinematicsError> {
+    if options.len() != tree.len() {
+        return Err(KinematicsError::BufferLength {
+            what: "swept-volume options",
+            expected: tree.len(),
+            got: options.len(),
+        });
+    }
+    swept_ssch_checked_chain(tree, link, intervals, up_to)?;
+    sweep_chain(tree, link, body, intervals, up_to, |k| &options[k])
+}
+
+fn swept_ssch_checked_chain(
+    tree: &KinematicTree,
+    link: usize,
+    intervals: &[JointInterval],
+    up_to: Option<usize>,
+) -> Result<(), KinematicsError> {
     tree.link(link)?;
     if intervals.len() != tree.len() {
         return Err(KinematicsError::BufferLength {
@@ -1038,13 +1079,25 @@ pub fn swept_ssch(
             });
         }
     }
+    Ok(())
+}
+
+/// The loop of M3 eq. 8 (arguments checked by the caller).
+fn sweep_chain<'o>(
+    tree: &KinematicTree,
+    link: usize,
+    body: &Ssch,
+    intervals: &[JointInterval],
+    up_to: Option<usize>,
+    options: impl Fn(usize) -> &'o SweptVolumeOptions,
+) -> Result<Ssch, KinematicsError> {
     let mut cur = body.clone();
     for k in tree.ancestors(link) {
         if Some(k) == up_to {
             break;
         }
         let l = &tree.links()[k];
-        if let Some(op) = options.operation_of(l, &intervals[k])? {
+        if let Some(op) = options(k).operation_of(l, &intervals[k])? {
             cur = op.checked()?.sweep_unchecked(&cur);
         }
         cur = cur.transformed_unchecked(l.origin());
