@@ -106,6 +106,19 @@ pub enum Error {
     /// The thread pool of a pipeline could not be built.
     #[error("thread pool: {0}")]
     ThreadPool(String),
+    /// An image could not be decoded or encoded, or its size does not fit
+    /// (a background of another size than the camera's image). Files that
+    /// cannot be read or written are [`Error::Io`].
+    #[error("{}: {message}", file.as_deref().map_or_else(|| "image".into(), |f| f.display().to_string()))]
+    Image {
+        /// The image file (`None` for images in memory).
+        file: Option<PathBuf>,
+        /// What is wrong.
+        message: String,
+    },
+    /// A camera pose could not be fitted to labelled points.
+    #[error("camera pose: {0}")]
+    Pnp(#[from] crate::render::PnpError),
 }
 
 impl Error {

@@ -68,14 +68,17 @@ pub use armature_penetration_depth as pd;
 
 pub mod culling;
 mod error;
+pub mod monitor;
 #[cfg(feature = "oracle")]
 pub mod oracle;
 pub mod pipeline;
+pub mod render;
 pub mod scene;
 pub mod scene_file;
 
 pub use culling::SweptVolumeCulling;
 pub use error::Error;
+pub use monitor::{MonitorSettings, MonitorState, SafetyMonitor, SafetyReport, Verdict};
 pub use pipeline::{
     BroadPhase, CheckReport, ExactStage, Motion, PairWitness, Pipeline, PipelineBuilder, Prepared,
     PreparedPaths,

@@ -540,15 +540,29 @@ impl SceneBuilder {
         options: &UrdfOptions,
         base: DAffine3,
     ) -> Result<Self, Error> {
+        let body = self.load_urdf(path.as_ref(), options)?;
+        Ok(self.body(body.with_name(name), base))
+    }
+
+    /// The body of a URDF file, loaded through the builder's mesh cache
+    /// as [`SceneBuilder::urdf_body`] loads it, not yet added (the scene
+    /// file mounts a mobile base on it first).
+    ///
+    /// # Errors
+    /// As [`SceneBuilder::urdf_body`], naming the next body's field.
+    pub(crate) fn load_urdf(
+        &mut self,
+        path: &Path,
+        options: &UrdfOptions,
+    ) -> Result<ArticulatedBody, Error> {
         let field = format!("bodies[{}].urdf", self.bodies.len());
-        let body = ArticulatedBody::from_urdf_file_cached(
-            path.as_ref(),
+        ArticulatedBody::from_urdf_file_cached(
+            path,
             options,
             &Tessellation::default(),
             &mut self.cache,
         )
-        .map_err(|e| field_error(self.source.as_deref(), &field, e))?;
-        Ok(self.body(body.with_name(name), base))
+        .map_err(|e| field_error(self.source.as_deref(), &field, e))
     }
 
     /// Adds an obstacle.

@@ -10,6 +10,10 @@
 //!         Body(name: "puma", urdf: "../robots/puma560/puma560.urdf",
 //!              srdf: "../robots/puma560/puma560.srdf",
 //!              base: Pose(translation: (0.0, 0.0, 0.0), rotation: (0.0, 0.0, 0.0, 1.0))),
+//!         Body(name: "justin", urdf: "../robots/humanoid/humanoid.urdf",
+//!              base: Pose(translation: (2.0, 0.0, 0.0), rotation: (0.0, 0.0, 0.0, 1.0)),
+//!              mobile_base: MobileBase(vehicle: Omni, location_uncertainty: 0.02,
+//!                                      orientation_uncertainty: 0.01)),
 //!     ],
 //!     obstacles: [
 //!         Obstacle(name: "pipes", mesh: "pipes.obj", scale: 1.0,
@@ -31,6 +35,10 @@
 //! | `Body.packages` | list of `(name, path)` | none: `package://name/…` → `path/…` |
 //! | `Body.package_root` | path | none: `package://name/…` → `root/name/…` |
 //! | `Body.srdf` | path to a MoveIt SRDF file | none: its `<disable_collisions>` pairs join `disabled_pairs` (below) |
+//! | `Body.mobile_base` | `MobileBase` | none: the body stands at `base`; see [Mobile bases](#mobile-bases) |
+//! | `MobileBase.vehicle` | `Omni` (omnidirectional: φ, s, α) or `Differential` (s, α) | required |
+//! | `MobileBase.location_uncertainty` | number ≥ 0, in the model's length unit: Δ, the largest distance between the measured and the true location | 0 |
+//! | `MobileBase.orientation_uncertainty` | angle in [0, π], radians: β, the largest angle between the measured and the true orientation | 0 |
 //! | `obstacles` | list of `Obstacle` | empty |
 //! | `Obstacle.name` | string | required, unique |
 //! | `Obstacle.mesh` | path (`.stl`, `.obj` or `.dae`) | required |
@@ -55,6 +63,31 @@
 //! scene and scaled by its `<unit>`, its `<up_axis>` ignored as RViz and
 //! MoveIt do; see `armature_bvh_geometry::io`).
 //!
+//! ## Mobile bases
+//!
+//! `Body.mobile_base` puts the body on M3's mobile base (§III-C,
+//! docs/architecture.md): three links without geometry are inserted
+//! between the world and the URDF's root link (the platform), each with
+//! the joint of its name:
+//!
+//! | link and joint | joint kind | values |
+//! |---|---|---|
+//! | `body/location` | location with uncertainty Δ (`location_uncertainty`), placed at `base` | 3: the measured x, y, z, in `base`'s frame |
+//! | `body/orientation` | orientation with uncertainty β (`orientation_uncertainty`) | 4: the measured quaternion x, y, z, w |
+//! | `body/vehicle` | omni-vehicle (`Omni`) or vehicle (`Differential`) | 3 (φ, s, α) or 2 (s, α): the braking arc in the x–y plane |
+//!
+//! so the platform's pose is `base · T(location) · R(orientation) ·
+//! vehicle_transform(φ, s, α)`, and the body's configuration values are
+//! these joints' (location, orientation, vehicle) followed by the URDF's
+//! joints. The neutral configuration (zeros, the identity quaternion)
+//! leaves the platform at `base`. Zero uncertainties are allowed: the
+//! joints then only place the body. A value that is negative, not finite,
+//! or (orientation) above π, and a vehicle other than `Omni` and
+//! `Differential`, are errors naming the field
+//! (`bodies[i].mobile_base.location_uncertainty`); a URDF link called
+//! `location`, `orientation` or `vehicle` is an error of
+//! `bodies[i].mobile_base`.
+//!
 //! ## SRDF files
 //!
 //! `Body.srdf` names the SRDF file of a MoveIt configuration package. Each
@@ -71,7 +104,7 @@
 
 use std::path::{Path, PathBuf};
 
-use armature_kinematics::{UrdfModel, UrdfOptions};
+use armature_kinematics::{Joint, JointType, LinkSpec, UrdfModel, UrdfOptions};
 use glam::{DAffine3, DQuat, DVec3};
 use serde::Deserialize;
 
@@ -117,6 +150,91 @@ struct BodyFile {
     package_root: Option<PathBuf>,
     #[serde(default)]
     srdf: Option<PathBuf>,
+    #[serde(default)]
+    mobile_base: Option<MobileBaseFile>,
+}
+
+/// The links a mobile base inserts above the platform, in tree order; each
+/// link's joint has its name.
+const LOCATION: &str = "location";
+const ORIENTATION: &str = "orientation";
+const VEHICLE: &str = "vehicle";
+
+#[derive(Debug, Deserialize)]
+#[serde(rename = "MobileBase", deny_unknown_fields)]
+struct MobileBaseFile {
+    vehicle: Identifier,
+    #[serde(default)]
+    location_uncertainty: f64,
+    #[serde(default)]
+    orientation_uncertainty: f64,
+}
+
+/// A bare identifier (`Omni`), read as written and checked after parsing,
+/// so that an unknown one is an error naming its field and index rather
+/// than the parser's "unexpected variant".
+#[derive(Debug)]
+struct Identifier(String);
+
+impl<'de> Deserialize<'de> for Identifier {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = Identifier;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an identifier")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Identifier, E> {
+                Ok(Identifier(v.to_owned()))
+            }
+        }
+        d.deserialize_identifier(Visitor)
+    }
+}
+
+impl MobileBaseFile {
+    /// The location, orientation and vehicle links (the module docs'
+    /// *Mobile bases*), or what is wrong and in which sub-field.
+    fn base_links(&self) -> Result<Vec<LinkSpec>, (&'static str, String)> {
+        let vehicle = match self.vehicle.0.as_str() {
+            "Omni" => JointType::OmniVehicle,
+            "Differential" => JointType::Vehicle,
+            other => {
+                return Err((
+                    "vehicle",
+                    format!(
+                        "unknown vehicle `{other}`; expected `Omni` (values φ, s, α) or `Differential` (s, α)"
+                    ),
+                ));
+            }
+        };
+        let delta = self.location_uncertainty;
+        if !(delta.is_finite() && delta >= 0.0) {
+            return Err((
+                "location_uncertainty",
+                format!("{delta} is not a finite distance ≥ 0"),
+            ));
+        }
+        let beta = self.orientation_uncertainty;
+        if !(beta.is_finite() && (0.0..=core::f64::consts::PI).contains(&beta)) {
+            return Err((
+                "orientation_uncertainty",
+                format!("{beta} is not an angle in [0, π] (radians)"),
+            ));
+        }
+        let link = |name: &str, parent, kind| {
+            LinkSpec::new(name, parent).with_joint(Joint::new(name, kind))
+        };
+        Ok(vec![
+            link(LOCATION, None, JointType::LocationUncertain { delta }),
+            link(
+                ORIENTATION,
+                Some(LOCATION),
+                JointType::OrientationUncertain { beta },
+            ),
+            link(VEHICLE, Some(ORIENTATION), vehicle),
+        ])
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -245,6 +363,14 @@ pub(crate) fn parse(
     }
     for (i, body) in parsed.bodies.iter().enumerate() {
         let base = pose(&body.base, format!("bodies[{i}].base"))?;
+        let mount = body
+            .mobile_base
+            .as_ref()
+            .map(|m| {
+                m.base_links()
+                    .map_err(|(sub, m)| field(format!("bodies[{i}].mobile_base.{sub}"), m))
+            })
+            .transpose()?;
         let urdf = dir.join(&body.urdf);
         if !urdf.is_file() {
             return Err(field(
@@ -263,7 +389,14 @@ pub(crate) fn parse(
         if let Some(root) = &body.package_root {
             options = options.with_package_root(dir.join(root));
         }
-        b = b.urdf_body(&body.name, &urdf, &options, base)?;
+        let loaded = b.load_urdf(&urdf, &options)?.with_name(&body.name);
+        let loaded = match mount {
+            Some(links) => loaded
+                .mounted(links)
+                .map_err(|e| field(format!("bodies[{i}].mobile_base"), e.to_string()))?,
+            None => loaded,
+        };
+        b = b.body(loaded, base);
         if let Some(srdf) = &body.srdf {
             let at = format!("bodies[{i}].srdf");
             let pairs = srdf_pairs(
@@ -367,7 +500,7 @@ fn srdf_pairs(
 
 /// A RON error with its position and, when the parser names one, the
 /// field.
-fn syntax(file: &Path, e: &ron::error::SpannedError) -> Error {
+pub(crate) fn syntax(file: &Path, e: &ron::error::SpannedError) -> Error {
     use ron::error::Error as R;
     let field = match &e.code {
         R::NoSuchStructField { found, .. } => Some(found.to_string()),

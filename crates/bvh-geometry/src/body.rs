@@ -610,6 +610,82 @@ impl ArticulatedBody {
         })
     }
 
+    /// The body mounted on `base_links`: links without geometry inserted
+    /// between the world and the body's roots, such as the location,
+    /// orientation and vehicle joints of a mobile base (M3 §III-C: world →
+    /// location and orientation → vehicle → platform). Each base link
+    /// names as its parent `None` (the world, or the body's base pose once
+    /// it is placed in a scene) or a base link listed before it; every root
+    /// of the body hangs from the *last* base link, keeping its own joint
+    /// and origin. The links' geometry is moved by name, not rebuilt, so a
+    /// mounted body shares its meshes and hierarchies with the original.
+    /// Configurations hold the base links' values first (in the order
+    /// given), then the body's in its own order. No base links: the body
+    /// unchanged.
+    ///
+    /// # Errors
+    /// [`GeometryError::Kinematics`] naming the body: a base link whose
+    /// parent is not a base link listed before it
+    /// ([`KinematicsError::UnknownParent`](armature_kinematics::KinematicsError::UnknownParent)),
+    /// a base link named like one of the body's links, or a joint the tree
+    /// rejects (a negative location uncertainty, an orientation
+    /// uncertainty above π).
+    pub fn mounted(
+        self,
+        base_links: Vec<armature_kinematics::LinkSpec>,
+    ) -> Result<Self, GeometryError> {
+        let Some(mount) = base_links.last().map(|l| l.name.clone()) else {
+            return Ok(self);
+        };
+        let Self {
+            name,
+            tree: old,
+            links: geometry,
+            dropped: old_dropped,
+        } = self;
+        let rejected = |source| GeometryError::Kinematics {
+            context: format!("mounting body `{name}`"),
+            source,
+        };
+        for (k, spec) in base_links.iter().enumerate() {
+            if let Some(parent) = &spec.parent
+                && !base_links[..k].iter().any(|b| &b.name == parent)
+            {
+                return Err(rejected(
+                    armature_kinematics::KinematicsError::UnknownParent {
+                        link: spec.name.clone(),
+                        parent: parent.clone(),
+                    },
+                ));
+            }
+        }
+        let links = old.links();
+        let mut specs = base_links;
+        specs.reserve(links.len());
+        for link in links {
+            let parent = link.parent().map_or(mount.as_str(), |p| links[p].name());
+            specs.push(
+                armature_kinematics::LinkSpec::new(link.name(), Some(parent))
+                    .with_joint(link.joint().clone())
+                    .with_origin(*link.origin()),
+            );
+        }
+        let tree = KinematicTree::new(specs).map_err(rejected)?;
+        let mut moved = vec![None; tree.len()];
+        let mut dropped = vec![0; tree.len()];
+        for ((link, g), d) in links.iter().zip(geometry).zip(old_dropped) {
+            let i = tree.link_index(link.name()).map_err(rejected)?;
+            moved[i] = g;
+            dropped[i] = d;
+        }
+        Ok(Self {
+            name,
+            tree,
+            links: moved,
+            dropped,
+        })
+    }
+
     /// The body renamed (a URDF robot placed in a scene under the scene's
     /// name for it).
     #[must_use]
@@ -1279,5 +1355,84 @@ impl EnvironmentHierarchy {
             .map(|o| Ok((o.name.clone(), o.world_aabb()?)))
             .collect::<Result<Vec<_>, GeometryError>>()?;
         Ok(Self::new(boxes))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ArticulatedBody, Tessellation};
+    use crate::GeometryError;
+    use armature_kinematics::{Joint, JointType, KinematicTree, KinematicsError, LinkSpec};
+    use glam::{DAffine3, DVec3};
+    use std::sync::Arc;
+
+    fn arm() -> ArticulatedBody {
+        let tree = KinematicTree::new(vec![
+            LinkSpec::new("base", None),
+            LinkSpec::new("a", Some("base"))
+                .with_joint(Joint::revolute("j1", DVec3::Z, -3.0, 3.0))
+                .with_origin(DAffine3::from_translation(DVec3::Z)),
+        ])
+        .unwrap();
+        let cube = Arc::new(Tessellation::default().cuboid(DVec3::splat(0.2)).unwrap());
+        ArticulatedBody::new("bot", tree, vec![Some(cube), None]).unwrap()
+    }
+
+    #[test]
+    fn mounting_puts_base_joints_first_and_keeps_the_geometry() {
+        let body = arm();
+        let base_mesh = Arc::clone(&body.links()[0].as_ref().unwrap().mesh);
+        let mounted = body
+            .mounted(vec![
+                LinkSpec::new("location", None).with_joint(Joint::new(
+                    "location",
+                    JointType::LocationUncertain { delta: 0.1 },
+                )),
+                LinkSpec::new("vehicle", Some("location"))
+                    .with_joint(Joint::new("vehicle", JointType::OmniVehicle)),
+            ])
+            .unwrap();
+        let tree = mounted.tree();
+        let names: Vec<&str> = tree.links().iter().map(|l| l.name()).collect();
+        assert_eq!(names, ["location", "vehicle", "base", "a"]);
+        assert_eq!(tree.nq(), 3 + 3 + 1);
+        assert_eq!(tree.q_range(3), 6..7);
+        assert_eq!(tree.links()[2].parent(), Some(1));
+        assert!(mounted.links()[..2].iter().all(Option::is_none));
+        let g = mounted.links()[2].as_ref().unwrap();
+        assert!(Arc::ptr_eq(&g.mesh, &base_mesh), "geometry rebuilt");
+        assert!(mounted.links()[3].is_none());
+        // The old root's own origin is kept below the mount.
+        let q = [0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.5];
+        let poses = tree.poses(&q).unwrap();
+        assert!(
+            poses[3]
+                .translation
+                .abs_diff_eq(DVec3::new(1.0, 0.0, 1.0), 1e-12)
+        );
+        // No base links: unchanged.
+        assert_eq!(arm().mounted(Vec::new()).unwrap().tree().len(), 2);
+    }
+
+    #[test]
+    fn mounting_rejects_bad_base_links_naming_the_body() {
+        let e = arm()
+            .mounted(vec![
+                LinkSpec::new("vehicle", Some("a")).with_joint(Joint::new("v", JointType::Vehicle)),
+            ])
+            .unwrap_err();
+        assert!(
+            matches!(&e, GeometryError::Kinematics { context, source: KinematicsError::UnknownParent { link, .. } }
+                if context.contains("`bot`") && link == "vehicle"),
+            "{e}"
+        );
+        let e = arm().mounted(vec![LinkSpec::new("a", None)]).unwrap_err();
+        assert!(e.to_string().contains("duplicate link name `a`"), "{e}");
+        let e = arm()
+            .mounted(vec![LinkSpec::new("location", None).with_joint(
+                Joint::new("location", JointType::LocationUncertain { delta: -1.0 }),
+            )])
+            .unwrap_err();
+        assert!(e.to_string().contains("delta"), "{e}");
     }
 }

@@ -32,6 +32,7 @@ pub mod bv;
 pub mod bvh;
 pub mod dynamic;
 mod error;
+pub mod fitted_ssch;
 pub mod gjk;
 pub mod hull;
 #[cfg(feature = "io")]
@@ -40,6 +41,7 @@ pub mod mass;
 pub mod mesh;
 pub mod monitor;
 pub mod query;
+pub mod ssch_mesh;
 pub mod topology;
 
 pub use aabb_tree::{AabbTree, AabbTreeWorkspace};
@@ -67,4 +69,5 @@ pub use monitor::{
     MonitorBudget, MonitorObstacle, MonitorOptions, MonitorPair, MonitorReport, SweptVolumeMonitor,
 };
 pub use query::ClosestPoints;
+pub use ssch_mesh::{SschMesh, SschMeshOptions, ssch_mesh};
 pub use topology::MeshTopology;

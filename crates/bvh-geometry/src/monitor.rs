@@ -271,6 +271,13 @@ pub struct MonitorReport {
     pub pairs_unknown: usize,
     /// GJK iterations spent this cycle.
     pub gjk_iterations: usize,
+    /// Generating points of every volume formed this cycle (their sum: the
+    /// size of the swept-volume step's output).
+    pub swept_points: usize,
+    /// Time spent forming the swept volumes (steps 1–2).
+    pub sweep_time: Duration,
+    /// Time spent on bounds and distances (steps 3–4).
+    pub distance_time: Duration,
 }
 
 #[derive(Clone, Debug)]
@@ -707,6 +714,7 @@ impl SweptVolumeMonitor {
                 got: moving.len(),
             });
         }
+        let t0 = Instant::now();
         // Steps 1–2: every needed swept volume, all formed before any is
         // kept. A volume replaced before a later one fails would make the
         // next cycle measure its growth from a volume no bound was carried
@@ -756,6 +764,7 @@ impl SweptVolumeMonitor {
         }
         // Infallible from here to the carry's end: the volumes, their
         // growth and the carried bounds change together.
+        let mut swept_points = 0;
         for (k, staged) in self.keys.iter_mut().zip(&mut self.staged) {
             let Some(swept) = staged.take() else {
                 continue;
@@ -765,9 +774,11 @@ impl SweptVolumeMonitor {
                 .as_ref()
                 .map_or(f64::INFINITY, |prev| growth(prev, &swept));
             k.ball = swept.bounding_sphere();
+            swept_points += swept.point_count();
             k.current = Some(swept);
         }
 
+        let t1 = Instant::now();
         // Carry every bound over to the new volumes, the sum rounded up
         // and the difference down so that rounding never raises a bound;
         // then raise it to the bound of the two volumes' balls when that
@@ -813,6 +824,9 @@ impl SweptVolumeMonitor {
             pairs_carried_over: 0,
             pairs_unknown: 0,
             gjk_iterations: 0,
+            swept_points,
+            sweep_time: t1 - t0,
+            distance_time: Duration::ZERO,
         };
         let mut best = f64::INFINITY;
         for &i in &self.order {
@@ -873,6 +887,7 @@ impl SweptVolumeMonitor {
         report.pairs_carried_over = self.pairs.len() - report.pairs_evaluated;
         report.stop =
             report.closest.is_some() && report.distance_lower_bound <= self.options.safety_distance;
+        report.distance_time = t1.elapsed();
         Ok(report)
     }
 }

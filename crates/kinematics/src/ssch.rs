@@ -250,6 +250,67 @@ impl Ssch {
             + self.radius * d.length()
     }
 
+    /// An SSCH with at most `n` of these points (at least one) that
+    /// encloses this one: the points are chosen farthest first, and the
+    /// radius grows by the largest distance `D` from a dropped point to
+    /// its nearest kept one.
+    ///
+    /// *Proof.* A point of the hull is `x = Σ wᵢ pᵢ` (convex weights); with
+    /// `sᵢ` the kept point nearest `pᵢ`, `y = Σ wᵢ sᵢ` is in the kept hull
+    /// and `|x − y| ≤ Σ wᵢ |pᵢ − sᵢ| ≤ D`, so a point within `r` of `x` is
+    /// within `r + D` of the kept hull. `D` and the sum are rounded up.
+    #[must_use]
+    pub fn reduced(&self, n: usize) -> Self {
+        let n = n.max(1);
+        if self.points.len() <= n {
+            return self.clone();
+        }
+        let (c, _) = self.bounding_sphere();
+        // The first kept point is the farthest from the centre; then
+        // `far` holds each point's squared distance to the kept set.
+        let first = self
+            .points
+            .iter()
+            .map(|p| p.distance_squared(c))
+            .enumerate()
+            .fold(
+                (0, f64::NEG_INFINITY),
+                |b, (i, d)| if d > b.1 { (i, d) } else { b },
+            )
+            .0;
+        let s0 = self.points[first];
+        let mut far = self
+            .points
+            .iter()
+            .map(|p| p.distance_squared(s0))
+            .collect::<Vec<_>>();
+        let mut kept = Vec::with_capacity(n);
+        kept.push(s0);
+        let mut scale: f64 = 0.0;
+        for p in &self.points {
+            scale = scale.max(p.abs().max_element());
+        }
+        for _ in 1..n {
+            let (i, _) = far
+                .iter()
+                .enumerate()
+                .fold(
+                    (0, f64::NEG_INFINITY),
+                    |b, (i, d)| if *d > b.1 { (i, *d) } else { b },
+                );
+            let s = self.points[i];
+            kept.push(s);
+            for (d, p) in far.iter_mut().zip(&self.points) {
+                *d = d.min(p.distance_squared(s));
+            }
+        }
+        let d = far.iter().copied().fold(0.0, f64::max).sqrt();
+        Self {
+            points: kept,
+            radius: add_up(add_up(self.radius, d), slack(scale)),
+        }
+    }
+
     /// A ball enclosing the SSCH: centred at the middle of the points'
     /// bounding box (not the smallest ball).
     #[must_use]
@@ -783,9 +844,21 @@ pub struct SweptVolumeOptions {
     /// Vehicle and omni-vehicle joints. Default
     /// [`VehicleCover::Circ`] with `L = 2`.
     pub vehicle: VehicleCover,
+    /// Most generating points a volume keeps after this joint's operation
+    /// ([`Ssch::reduced`]: fewer points, a larger radius, still enclosing);
+    /// `None` (the default): no limit, the counts multiply along a chain.
+    pub max_points: Option<usize>,
 }
 
 impl SweptVolumeOptions {
+    /// The options with at most `n ≥ 1` generating points after each
+    /// operation ([`SweptVolumeOptions::max_points`]).
+    #[must_use]
+    pub const fn with_max_points(mut self, n: Option<usize>) -> Self {
+        self.max_points = n;
+        self
+    }
+
     /// The options with this revolute operation.
     #[must_use]
     pub const fn with_revolute(mut self, c: RevoluteCover) -> Self {
@@ -1097,8 +1170,14 @@ fn sweep_chain<'o>(
             break;
         }
         let l = &tree.links()[k];
-        if let Some(op) = options(k).operation_of(l, &intervals[k])? {
+        let o = options(k);
+        if let Some(op) = o.operation_of(l, &intervals[k])? {
             cur = op.checked()?.sweep_unchecked(&cur);
+            if let Some(n) = o.max_points
+                && cur.points.len() > n
+            {
+                cur = cur.reduced(n);
+            }
         }
         cur = cur.transformed_unchecked(l.origin());
     }

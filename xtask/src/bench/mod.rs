@@ -22,6 +22,7 @@
 //! one it proves above twice every clearance.
 
 mod badcases;
+mod monitor;
 mod options;
 mod pd;
 mod planning;
@@ -231,6 +232,12 @@ pub(crate) fn bench(o: &BenchOptions) -> Result<()> {
         section_json.insert("pd".to_owned(), r.json);
         section_failures.extend(r.failures);
     }
+    if o.suites.contains(&Suite::Monitor) {
+        let r = monitor::run(&root(), o.quick, o.full, o.seed)?;
+        sections.push(r.markdown);
+        section_json.insert("monitor".to_owned(), r.json);
+        section_failures.extend(r.failures);
+    }
     let peak = peak_rss_kb();
     let header = format!(
         "## Benchmark report\n\n`cargo xtask bench{}{}{}` — seed {}, {} queries per scene and θmax, one thread for timings; oracle mode {}; wall time {:.0} s; peak resident memory {}.",
@@ -318,7 +325,7 @@ pub(crate) fn bench(o: &BenchOptions) -> Result<()> {
     }
     if !section_failures.is_empty() {
         bail!(
-            "{} failures in the segment, bad-case, planning, primitive or penetration-depth sections:\n{}",
+            "{} failures in the segment, bad-case, planning, primitive, penetration-depth or monitor sections:\n{}",
             section_failures.len(),
             section_failures.join("\n")
         );

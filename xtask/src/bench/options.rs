@@ -37,17 +37,24 @@ bumpy torus, each answer checked free and in contact by the discrete
 test, within the joint limits and no deeper than a brute-force
 translational depth; with and without motion coherence.
 
+And the safety monitor (M3 Fig. 8): the humanoid mobile manipulator's
+fast and accurate models with and without the vehicle joint, cycle after
+cycle along a random motion with random braking states: swept-volume
+flops and times, distance times, the per-cycle median and tails.
+
 Options:
   --quick            A CI-sized run (a minute or two): θmax 30° only, few
                      queries per scene, 10 segments per scene, one bad case,
                      a tiny planning study, 4 penetration-depth queries per
-                     case (smaller rigid meshes)
+                     case (smaller rigid meshes), 500 monitor cycles per
+                     model
   --full             At least 2,000 queries per scene and θmax, 10,000
                      segments per scene, 200 penetration-depth queries per
-                     case (default 40)
+                     case (default 40), 100,000 monitor cycles per model
+                     (default 20,000)
   --suite LIST       Parts to run, comma-separated: motions, segments,
-                     bad-cases, planning, primitives, pd, or all (default
-                     all)
+                     bad-cases, planning, primitives, pd, monitor, or all
+                     (default all)
   --scene NAME       pipes, amr, skinny_tori, welder_cage, arms_car or all
                      (default all; the motion suite runs on pipes and amr)
   --segments N       Random segments per scene (default 300)
@@ -126,16 +133,20 @@ pub(crate) enum Suite {
     /// cases, checked against the facade's discrete test and a
     /// brute-force translational depth.
     Pd,
+    /// The safety monitor (M3 Fig. 8): fast and accurate humanoid models
+    /// with and without the vehicle joint, per-cycle times and tails.
+    Monitor,
 }
 
 impl Suite {
-    pub(crate) const ALL: [Self; 6] = [
+    pub(crate) const ALL: [Self; 7] = [
         Self::Motions,
         Self::Segments,
         Self::BadCases,
         Self::Planning,
         Self::Primitives,
         Self::Pd,
+        Self::Monitor,
     ];
 
     /// Its name on the command line.
@@ -147,6 +158,7 @@ impl Suite {
             Self::Planning => "planning",
             Self::Primitives => "primitives",
             Self::Pd => "pd",
+            Self::Monitor => "monitor",
         }
     }
 
@@ -158,6 +170,7 @@ impl Suite {
             "planning" => Self::Planning,
             "primitives" => Self::Primitives,
             "pd" => Self::Pd,
+            "monitor" => Self::Monitor,
             _ => return None,
         })
     }
@@ -273,7 +286,7 @@ impl BenchOptions {
                             .map(|s| {
                                 Suite::parse(s.trim()).ok_or_else(|| {
                                     format!(
-                                        "`--suite {v}`: `{s}` is not one of motions, segments, bad-cases, planning, primitives, pd, all"
+                                        "`--suite {v}`: `{s}` is not one of motions, segments, bad-cases, planning, primitives, pd, monitor, all"
                                     )
                                 })
                             })
@@ -419,7 +432,7 @@ mod tests {
         assert_eq!(f.oracle, OracleChoice::Fast);
         assert_eq!(
             (o.segments, o.suites.len(), o.segment_scenes.len()),
-            (300, 6, 5)
+            (300, 7, 5)
         );
         assert_eq!((q.segments, f.segments), (10, 300));
         let s = BenchOptions::parse(&args(&[
@@ -437,6 +450,11 @@ mod tests {
         let p = BenchOptions::parse(&args(&["--suite", "primitives,pd"])).unwrap();
         assert_eq!(p.suites, [Suite::Primitives, Suite::Pd]);
         assert_eq!(Suite::Pd.name(), "pd");
+        let m = BenchOptions::parse(&args(&["--suite", "monitor"])).unwrap();
+        assert_eq!(
+            (m.suites.as_slice(), Suite::Monitor.name()),
+            ([Suite::Monitor].as_slice(), "monitor")
+        );
         assert_eq!(o.suites, Suite::ALL);
         assert_eq!(
             (s.scenes.len(), s.segment_scenes.clone()),

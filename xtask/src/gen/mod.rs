@@ -1,13 +1,14 @@
 //! `cargo xtask gen-data`: the robots (Puma 560, a skinny 20-DOF arm, an
 //! IRB 2400-like arm with and without a welding torch, a mobile Puma, a
-//! hand) and the scenes (*pipes*, *AMR*, the thin-obstacle scenes *skinny
-//! tori*, *welder cage* and *arms car*, and the penetration-depth scenes
-//! *pd puma car* and *pd hand bottle*), generated deterministically into
-//! `data/`.
+//! hand, a humanoid mobile manipulator) and the scenes (*pipes*, *AMR*,
+//! the thin-obstacle scenes *skinny tori*, *welder cage* and *arms car*,
+//! the penetration-depth scenes *pd puma car* and *pd hand bottle*, and
+//! the humanoid's *lab* with and without its mobile base), generated
+//! deterministically into `data/`.
 //!
 //! **What.** [`generate`] builds every file in memory from fixed seeds and
 //! recipes in code ([`puma`], [`pipes`], [`amr`], [`skinny`], [`irb`],
-//! [`cage`], [`car`], [`pd`]); the command writes them
+//! [`cage`], [`car`], [`pd`], [`humanoid`]); the command writes them
 //! under `data/` (`gen-data`), compares them with the files there
 //! (`gen-data --check`, also a test), or measures how dense the scenes are
 //! for the benchmark (`gen-data --stats`, see [`stats`]).
@@ -27,6 +28,7 @@
 pub(crate) mod amr;
 pub(crate) mod cage;
 pub(crate) mod car;
+pub(crate) mod humanoid;
 pub(crate) mod irb;
 pub(crate) mod layout;
 pub(crate) mod mesh;
@@ -51,9 +53,10 @@ use write::{BodyEntry, ObstacleEntry, obj, scene_ron_bodies};
 pub(crate) const USAGE: &str = "\
 Usage: cargo xtask gen-data [OPTIONS]
 
-Generates the robots (Puma 560, skinny20, irb2400, puma560_mobile, hand25)
-and the scenes (pipes, amr, skinny_tori, welder_cage, arms_car, pd_puma_car,
-pd_hand_bottle) into data/ (deterministic: the same bytes on every run).
+Generates the robots (Puma 560, skinny20, irb2400, puma560_mobile, hand25,
+humanoid) and the scenes (pipes, amr, skinny_tori, welder_cage, arms_car,
+pd_puma_car, pd_hand_bottle, humanoid_lab, humanoid_arms) into data/
+(deterministic: the same bytes on every run).
 
 Options:
   --check          Regenerate in memory and compare with data/; fails naming
@@ -266,7 +269,7 @@ struct Summary {
 
 /// The folders whose every file is generated (cleared before writing, and
 /// checked for stale files).
-const GENERATED_DIRS: [&str; 11] = [
+const GENERATED_DIRS: [&str; 13] = [
     "data/scenes/pipes",
     "data/scenes/amr",
     "data/scenes/skinny_tori",
@@ -278,6 +281,8 @@ const GENERATED_DIRS: [&str; 11] = [
     "data/robots/skinny20/meshes",
     "data/robots/irb2400/meshes",
     "data/robots/hand25/meshes",
+    "data/scenes/humanoid_lab",
+    "data/robots/humanoid/meshes",
 ];
 
 /// Every generated file, in a fixed order, with progress on stderr.
@@ -353,6 +358,8 @@ pub(crate) fn generate() -> Result<Vec<GeneratedFile>> {
     }
     eprintln!("gen-data: penetration-depth robots and scenes");
     files.extend(pd::files()?);
+    eprintln!("gen-data: humanoid and its lab");
+    files.extend(humanoid::files());
     files.push(GeneratedFile {
         path: "data/README.md".to_owned(),
         bytes: readme(&summary).into_bytes(),
@@ -494,12 +501,14 @@ fn readme(s: &Summary) -> String {
     format!(
         "{}\n| files | what | mesh files | objects | triangles |\n|---|---|---|---|---|\n\
          | `robots/puma560/puma560.urdf`, `robots/puma560/meshes/*.stl` | Puma 560 (standard DH), solid link shapes | 7 | 7 links | {} |\n\
-         {rows}{}{}{}",
+         {rows}{}{}{}{}{}",
         README_HEAD,
         s.robot_triangles,
         pd::readme_rows(),
+        humanoid::readme_rows(),
         README_TAIL,
-        pd::README_SECTION
+        pd::README_SECTION,
+        humanoid::README_SECTION
     )
 }
 

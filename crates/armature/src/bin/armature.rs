@@ -1,5 +1,5 @@
-//! The `armature` command line: `info`, `toc`, `check`, `path` and `pd` on a
-//! scene file.
+//! The `armature` command line: `info`, `toc`, `check`, `path`, `pd`,
+//! `render` and `overlay` on a scene file.
 //!
 //! Every command reads a RON scene file (`--scene`), runs one query and
 //! prints its answer, aligned text by default or one JSON object with
@@ -19,14 +19,20 @@ mod batch;
 mod check;
 #[path = "armature/info.rs"]
 mod info;
+#[path = "armature/monitor.rs"]
+mod monitor;
 #[path = "armature/output.rs"]
 mod output;
+#[path = "armature/overlay.rs"]
+mod overlay;
 #[path = "armature/path.rs"]
 mod path;
 #[path = "armature/pd.rs"]
 mod pd;
 #[path = "armature/progress.rs"]
 mod progress;
+#[path = "armature/render.rs"]
+mod render;
 #[path = "armature/toc.rs"]
 mod toc;
 
@@ -67,6 +73,15 @@ enum Command {
     /// takes an in-collision configuration to a collision-free one in
     /// contact.
     Pd(pd::PdArgs),
+    /// A picture of the scene at a configuration, or at the first contact
+    /// of a motion (the pair in red, the contact point marked), as a PNG.
+    Render(render::RenderArgs),
+    /// The links' collision volumes drawn over a camera image, the camera's
+    /// pose fitted to labelled points (PnP), as a PNG.
+    Overlay(overlay::OverlayArgs),
+    /// One cycle of the safety monitor (M3): whether the robots must brake
+    /// now, from joint values, velocities and braking models.
+    Monitor(monitor::MonitorArgs),
 }
 
 /// The options every command takes.
@@ -115,6 +130,9 @@ fn main() -> ExitCode {
         Command::Check(args) => check::run(args, &mut out),
         Command::Path(args) => path::run(args, &mut out),
         Command::Pd(args) => pd::run(args, &mut out),
+        Command::Render(args) => render::run(args, &mut out),
+        Command::Overlay(args) => overlay::run(args, &mut out),
+        Command::Monitor(args) => monitor::run(args, &mut out),
     }
     .and_then(|()| out.flush().map_err(Failure::from));
     match result {
