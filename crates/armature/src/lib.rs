@@ -19,8 +19,15 @@
 //!   paths by adaptive bisection, a [`PathReport`]),
 //!   [`Pipeline::penetration_depth`] (the least motion out of a collision,
 //!   a [`PdReport`]).
+//! - [`SafetyMonitor`] ([`monitor`]): once per control cycle, whether robots
+//!   braking now (mobile bases included, their pose uncertain) can still
+//!   hit anything (M3).
+//! - [`render`]: pictures on the CPU — the scene at a configuration or at a
+//!   first contact, and the collision volumes over a camera image whose
+//!   pose is fitted to labelled points (PnP), PNG in and out.
 //! - [`Error`]: one error type; every variant names the offending input.
-//! - The `armature` command line (`info`, `toc`, `check`, `path`, `pd`; `--json`), built
+//! - The `armature` command line (`info`, `toc`, `check`, `path`, `pd`,
+//!   `monitor`, `render`, `overlay`; `--json`), built
 //!   with the default `cli` feature; its contract is in `docs/cli.md`.
 //! - `oracle` (feature `oracle`): the brute-force oracle that tests and the
 //!   benchmark suite check every answer against.

@@ -259,3 +259,22 @@ fn bad_inputs_exit_2_naming_the_input() {
         assert!(o.stdout.is_empty(), "{args:?}");
     }
 }
+
+/// The example of docs/cli.md: the fixture state file answers as shown.
+#[test]
+fn the_documented_example_runs() {
+    let v = json(&[
+        "monitor",
+        "--scene",
+        SINGLE,
+        "--state",
+        "tests/fixtures/arm_state.ron",
+        "--json",
+    ]);
+    assert_eq!(v["verdict"], "go");
+    assert_eq!(v["pair"]["a"], "arm/base");
+    assert_eq!(v["pair"]["b"], "arm/fore");
+    assert_eq!(v["operations"]["volumes"], "fitted");
+    let d = v["min_distance"].as_f64().unwrap();
+    assert!((d - 0.030454).abs() < 1e-6, "{d}");
+}

@@ -1,5 +1,5 @@
 //! The `armature` command line: `info`, `toc`, `check`, `path`, `pd`,
-//! `render` and `overlay` on a scene file.
+//! `monitor`, `render` and `overlay` on a scene file.
 //!
 //! Every command reads a RON scene file (`--scene`), runs one query and
 //! prints its answer, aligned text by default or one JSON object with
