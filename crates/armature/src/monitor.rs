@@ -136,7 +136,17 @@ pub struct MonitorSettings {
     pub budget: MonitorBudget,
     /// Names of the moving volumes each [`MonitorState`] gives, in order.
     pub moving_volumes: Vec<String>,
+    /// Most generating points a swept volume keeps after each joint
+    /// (fewer points, a larger radius, still enclosing:
+    /// `Ssch::reduced`); `None`: no limit. Default
+    /// [`DEFAULT_MAX_POINTS`].
+    pub max_points: Option<usize>,
 }
+
+/// The default of [`MonitorSettings::max_points`]: accurate operations
+/// double a volume's points at every joint, and beyond this many the
+/// cycle's cost grows faster than the volumes tighten.
+pub const DEFAULT_MAX_POINTS: usize = 16;
 
 impl Default for MonitorSettings {
     fn default() -> Self {
@@ -148,6 +158,7 @@ impl Default for MonitorSettings {
             volumes: BodyVolumes::Fitted,
             budget: MonitorBudget::UNLIMITED,
             moving_volumes: Vec::new(),
+            max_points: Some(DEFAULT_MAX_POINTS),
         }
     }
 }
@@ -329,7 +340,20 @@ impl SafetyMonitor {
         }
         let body = scene.body();
         let tree = body.tree();
-        let mut per_link = vec![settings.operations.swept(); tree.len()];
+        if settings.max_points == Some(0) {
+            return Err(Error::InvalidOption {
+                name: "max_points",
+                value: 0.0,
+                why: "must be at least 1",
+            });
+        }
+        let mut per_link = vec![
+            settings
+                .operations
+                .swept()
+                .with_max_points(settings.max_points);
+            tree.len()
+        ];
         for (name, op) in &settings.joint_operations {
             let Some(i) = tree.links().iter().position(|l| l.joint().name == *name) else {
                 return Err(Error::Configuration {
@@ -337,7 +361,7 @@ impl SafetyMonitor {
                     message: format!("the scene has no joint `{name}`"),
                 });
             };
-            per_link[i] = op.swept();
+            per_link[i] = op.swept().with_max_points(settings.max_points);
         }
         let counts = count_operations(tree, &per_link);
         let bodies = body
@@ -451,13 +475,15 @@ impl SafetyMonitor {
     }
 
     /// The last cycle's swept volume of each link in the world frame (link
-    /// index, SSCH), for drawing.
-    #[must_use]
-    pub fn world_volumes(&self) -> Vec<(usize, Ssch)> {
+    /// index, SSCH), for drawing and checking; empty before the first
+    /// cycle.
+    ///
+    /// # Errors
+    /// [`Error::Geometry`] naming the link (not after a successful cycle).
+    pub fn world_volumes(&self) -> Result<Vec<(usize, Ssch)>, Error> {
         self.core
             .world_volumes()
-            .map(|(l, s)| (l, s.clone()))
-            .collect()
+            .map_err(|e| Error::geometry("world swept volumes", e))
     }
 
     /// One control cycle.
@@ -624,6 +650,13 @@ struct StateFile {
     volumes: BodyVolumes,
     #[serde(default)]
     moving: Vec<MovingFile>,
+    #[serde(default = "default_max_points")]
+    max_points: Option<usize>,
+}
+
+#[allow(clippy::unnecessary_wraps)] // serde's default must have the field's type
+const fn default_max_points() -> Option<usize> {
+    Some(DEFAULT_MAX_POINTS)
 }
 
 const fn one() -> f64 {
@@ -756,6 +789,7 @@ pub fn parse_state(text: &str, path: &Path, scene: &Scene) -> Result<StateFileCo
         volumes: f.volumes,
         budget: MonitorBudget::UNLIMITED,
         moving_volumes: names,
+        max_points: f.max_points,
     };
     Ok(StateFileContents {
         settings,

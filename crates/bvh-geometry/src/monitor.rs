@@ -104,8 +104,8 @@ use crate::dynamic::{DisabledPairs, LinkGroups, rigid_groups};
 use crate::error::GeometryError;
 use crate::gjk::{GjkCache, ssch_distance};
 use armature_kinematics::{
-    BrakingModel, JointInterval, KinematicTree, Ssch, SweptVolumeOptions, braking_intervals,
-    swept_ssch, swept_ssch_per_link,
+    BrakingModel, JointInterval, JointType, KinematicTree, Ssch, SweptVolumeOptions,
+    braking_intervals, swept_into_frame, swept_ssch_per_link,
 };
 use glam::DVec3;
 
@@ -297,8 +297,38 @@ struct PairState {
 enum KeySource {
     /// A link's body swept into `frame` (`None`: the world).
     Link { link: usize, frame: Option<usize> },
-    /// A moving volume the caller gives every cycle (world frame).
-    Moving(usize),
+    /// An obstacle seen from link `frame` for every pose of the chain
+    /// above it ([`swept_into_frame`]).
+    Obstacle { obstacle: usize, frame: usize },
+    /// A moving volume the caller gives every cycle, in the world frame or
+    /// seen from a link's frame.
+    Moving { moving: usize, frame: Option<usize> },
+}
+
+/// The frame in which `link` is tested against obstacles and moving
+/// volumes: the deepest ancestor (or the link itself) reached from its
+/// root through fixed, vehicle, orientation and location joints only (a
+/// mobile platform), or the world when the root's own joint moves
+/// otherwise. Those joints' operations then apply once to each obstacle
+/// instead of to every link.
+fn platform_frame(tree: &KinematicTree, link: usize) -> Option<usize> {
+    let chain: Vec<usize> = tree.ancestors(link).collect();
+    let mut frame = None;
+    for &k in chain.iter().rev() {
+        let platform = matches!(
+            tree.links()[k].joint().kind,
+            JointType::Fixed
+                | JointType::Vehicle
+                | JointType::OmniVehicle
+                | JointType::OrientationUncertain { .. }
+                | JointType::LocationUncertain { .. }
+        );
+        if !platform {
+            break;
+        }
+        frame = Some(k);
+    }
+    frame
 }
 
 /// A volume that changes every cycle, with its last two cycles' volumes.
@@ -325,9 +355,14 @@ pub struct SweptVolumeMonitor {
     obstacle_balls: Vec<(DVec3, f64)>,
     moving: Vec<String>,
     options: MonitorOptions,
-    /// One operation choice per link when set
-    /// ([`SweptVolumeMonitor::set_link_operations`]).
-    link_options: Option<Vec<SweptVolumeOptions>>,
+    /// One operation choice per link
+    /// ([`SweptVolumeMonitor::set_link_operations`]; by default
+    /// [`MonitorOptions::swept`] for all).
+    link_options: Vec<SweptVolumeOptions>,
+    /// Each link's frame against obstacles ([`platform_frame`]).
+    obstacle_frames: Vec<Option<usize>>,
+    /// The last successful cycle's joint intervals.
+    last_intervals: Vec<JointInterval>,
     keys: Vec<SweptKey>,
     /// Key indices in the order they are swept (each after the key it
     /// chains from).
@@ -348,26 +383,40 @@ fn ball_gap(a: (DVec3, f64), b: (DVec3, f64)) -> f64 {
     (d - 8.0 * f64::EPSILON * scale - (a.1 + b.1).next_up()).next_down()
 }
 
-/// `max(0, max_{p′} min_p |p′ − p| + r′ − r)`, rounded up (module docs).
+/// Point-set sizes up to which [`growth`] scans every pair of points when
+/// the two volumes' points do not correspond index by index.
+const GROWTH_SCAN_LIMIT: usize = 4096;
+
+/// An upper bound on `max(0, max_{p′} min_p |p′ − p| + r′ − r)`, rounded
+/// up (module docs). The operations are the same from cycle to cycle, so
+/// the volumes usually have the same number of points in the same order:
+/// then `min_p |p′ − p| ≤ |p′ⱼ − pⱼ|` gives the bound in one pass.
+/// Otherwise small sets are scanned in full, and large ones give `+∞`
+/// (the pair's bound is then not carried: the balls' gap or a fresh
+/// distance replaces it).
 fn growth(prev: &Ssch, cur: &Ssch) -> f64 {
     let (p, q) = (prev.points(), cur.points());
     let mut reach = 0.0f64;
     let mut scale = prev.radius() + cur.radius();
-    for (j, a) in q.iter().enumerate() {
-        // The same index is usually the nearest (the operations are the
-        // same from cycle to cycle); it gives an upper bound on the
-        // minimum at once, and the scan only improves it.
-        let mut best = p.get(j).map_or(f64::INFINITY, |b| (*a - *b).length());
-        if best > 0.0 {
-            for b in p {
-                best = best.min((*a - *b).length());
-            }
+    if p.len() == q.len() {
+        for (a, b) in q.iter().zip(p) {
+            reach = reach.max((*a - *b).length());
+            scale = scale.max(a.abs().max_element()).max(b.abs().max_element());
         }
-        reach = reach.max(best);
-        scale = scale.max(a.abs().max_element());
-    }
-    for b in p {
-        scale = scale.max(b.abs().max_element());
+    } else if p.len() * q.len() <= GROWTH_SCAN_LIMIT {
+        for a in q {
+            let best = p
+                .iter()
+                .map(|b| (*a - *b).length())
+                .fold(f64::INFINITY, f64::min);
+            reach = reach.max(best);
+            scale = scale.max(a.abs().max_element());
+        }
+        for b in p {
+            scale = scale.max(b.abs().max_element());
+        }
+    } else {
+        return f64::INFINITY;
     }
     let d = reach + cur.radius() - prev.radius();
     // Rounding of the lengths and the difference: a few ulps of the scale.
@@ -403,6 +452,8 @@ impl SweptVolumeMonitor {
         let mut keys: Vec<SweptKey> = Vec::new();
         let mut pairs = Vec::new();
         let n = tree.len();
+        let obstacle_frames: Vec<Option<usize>> =
+            (0..n).map(|l| platform_frame(&tree, l)).collect();
         for a in 0..n {
             if bodies[a].is_none() {
                 continue;
@@ -428,16 +479,19 @@ impl SweptVolumeMonitor {
                 if disabled.link_obstacle_disabled(a, o) {
                     continue;
                 }
+                let frame = obstacle_frames[a];
                 pairs.push(PairState {
                     pair: MonitorPair::LinkObstacle(a, o),
-                    key_a: key_of(
-                        &mut keys,
-                        KeySource::Link {
-                            link: a,
-                            frame: None,
-                        },
-                    ),
-                    key_b: None,
+                    key_a: key_of(&mut keys, KeySource::Link { link: a, frame }),
+                    key_b: frame.map(|f| {
+                        key_of(
+                            &mut keys,
+                            KeySource::Obstacle {
+                                obstacle: o,
+                                frame: f,
+                            },
+                        )
+                    }),
                     cache: GjkCache::new(),
                     bound: f64::NEG_INFINITY,
                 });
@@ -453,8 +507,10 @@ impl SweptVolumeMonitor {
             obstacles,
             obstacle_balls,
             moving: Vec::new(),
+            link_options: vec![options.swept; n],
+            obstacle_frames,
+            last_intervals: Vec::new(),
             options,
-            link_options: None,
             keys,
             sweep_order: Vec::new(),
             pairs,
@@ -480,15 +536,10 @@ impl SweptVolumeMonitor {
         for (j, name) in names.into_iter().enumerate() {
             let m = first + j;
             self.moving.push(name);
-            let key_b = key_of(&mut self.keys, KeySource::Moving(m));
             for &l in &links {
-                let key_a = key_of(
-                    &mut self.keys,
-                    KeySource::Link {
-                        link: l,
-                        frame: None,
-                    },
-                );
+                let frame = self.obstacle_frames[l];
+                let key_b = key_of(&mut self.keys, KeySource::Moving { moving: m, frame });
+                let key_a = key_of(&mut self.keys, KeySource::Link { link: l, frame });
                 self.pairs.push(PairState {
                     pair: MonitorPair::LinkMoving(l, m),
                     key_a,
@@ -517,7 +568,8 @@ impl SweptVolumeMonitor {
         let keys = &self.keys;
         order.sort_by_key(|&k| match keys[k].source {
             KeySource::Link { link, frame } => (0, link, depth_below(tree, link, frame)),
-            KeySource::Moving(m) => (1, m, 0),
+            KeySource::Obstacle { obstacle, frame } => (1, obstacle, frame),
+            KeySource::Moving { moving, frame } => (2, moving, frame.map_or(0, |f| f + 1)),
         });
         let mut prev: Option<(usize, usize)> = None;
         for &k in &order {
@@ -554,7 +606,7 @@ impl SweptVolumeMonitor {
                 got: options.len(),
             });
         }
-        self.link_options = Some(options);
+        self.link_options = options;
         Ok(())
     }
 
@@ -604,16 +656,36 @@ impl SweptVolumeMonitor {
         self.pairs.iter().map(|p| (p.pair, p.bound))
     }
 
-    /// This cycle's swept volume of each link with a body in the world
-    /// frame (after a successful cycle; `None` before the first one or for
-    /// a link only tested against other links), for drawing.
-    pub fn world_volumes(&self) -> impl Iterator<Item = (usize, &Ssch)> + '_ {
-        self.keys
-            .iter()
-            .filter_map(|k| match (k.source, &k.current) {
-                (KeySource::Link { link, frame: None }, Some(v)) => Some((link, v)),
-                _ => None,
-            })
+    /// The last successful cycle's swept volume of each link with a body,
+    /// in the world frame (for drawing and checking; the cycle itself
+    /// tests obstacles in the links' platform frames). Empty before the
+    /// first cycle.
+    ///
+    /// # Errors
+    /// [`GeometryError::Kinematics`] naming the link (cannot happen after
+    /// a successful cycle with the same intervals).
+    pub fn world_volumes(&self) -> Result<Vec<(usize, Ssch)>, GeometryError> {
+        if self.last_intervals.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut out = Vec::new();
+        for (l, body) in self.bodies.iter().enumerate() {
+            let Some(body) = body else { continue };
+            let v = swept_ssch_per_link(
+                &self.tree,
+                l,
+                body,
+                &self.last_intervals,
+                None,
+                &self.link_options,
+            )
+            .map_err(|source| GeometryError::Kinematics {
+                context: format!("swept volume of link `{}`", self.tree.links()[l].name()),
+                source,
+            })?;
+            out.push((l, v));
+        }
+        Ok(out)
     }
 
     /// Forgets every carried bound and warm start (e.g. after a jump in
@@ -721,8 +793,28 @@ impl SweptVolumeMonitor {
         // to, and carry bounds that are too large.
         for &i in &self.sweep_order {
             let k = &self.keys[i];
+            let inverse = |volume: &Ssch, f: usize, what: String| {
+                swept_into_frame(&self.tree, volume, f, intervals, &self.link_options).map_err(
+                    |source| GeometryError::Kinematics {
+                        context: format!("{what} seen from link `{}`", self.tree.links()[f].name()),
+                        source,
+                    },
+                )
+            };
             let swept = match k.source {
-                KeySource::Moving(m) => moving[m].clone(),
+                KeySource::Moving {
+                    moving: m,
+                    frame: None,
+                } => moving[m].clone(),
+                KeySource::Moving {
+                    moving: m,
+                    frame: Some(f),
+                } => inverse(&moving[m], f, format!("moving volume `{}`", self.moving[m]))?,
+                KeySource::Obstacle { obstacle, frame } => inverse(
+                    &self.obstacles[obstacle].volume,
+                    frame,
+                    format!("obstacle `{}`", self.obstacles[obstacle].name),
+                )?,
                 KeySource::Link { link, frame } => {
                     let Some(body) = &self.bodies[link] else {
                         continue;
@@ -738,20 +830,15 @@ impl SweptVolumeMonitor {
                         Some((f, v)) => (f, v),
                         None => (link, body),
                     };
-                    let res = match &self.link_options {
-                        Some(per) => {
-                            swept_ssch_per_link(&self.tree, start, from, intervals, frame, per)
-                        }
-                        None => swept_ssch(
-                            &self.tree,
-                            start,
-                            from,
-                            intervals,
-                            frame,
-                            &self.options.swept,
-                        ),
-                    };
-                    res.map_err(|source| GeometryError::Kinematics {
+                    swept_ssch_per_link(
+                        &self.tree,
+                        start,
+                        from,
+                        intervals,
+                        frame,
+                        &self.link_options,
+                    )
+                    .map_err(|source| GeometryError::Kinematics {
                         context: format!(
                             "swept volume of link `{}`",
                             self.tree.links()[link].name()
@@ -777,6 +864,8 @@ impl SweptVolumeMonitor {
             swept_points += swept.point_count();
             k.current = Some(swept);
         }
+        self.last_intervals.clear();
+        self.last_intervals.extend_from_slice(intervals);
 
         let t1 = Instant::now();
         // Carry every bound over to the new volumes, the sum rounded up

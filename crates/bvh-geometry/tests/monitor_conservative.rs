@@ -363,8 +363,7 @@ fn per_link_operations_match_global_ones_and_stay_conservative() {
         mix.set_link_operations(ops).unwrap();
         mix.cycle(&q, &v, &models).unwrap();
         let intervals = braking_intervals(&a.tree, &q, &v, &models).unwrap();
-        let volumes: Vec<(usize, Ssch)> =
-            mix.world_volumes().map(|(l, s)| (l, s.clone())).collect();
+        let volumes: Vec<(usize, Ssch)> = mix.world_volumes().unwrap();
         for _ in 0..40 {
             let qs: Vec<f64> = intervals
                 .iter()
@@ -429,11 +428,7 @@ fn moving_volumes_are_monitored() {
         .unwrap();
         assert_eq!(r.stop, without.stop, "case {case}");
         // On the last link's swept volume.
-        let (l, vol) = m
-            .world_volumes()
-            .last()
-            .map(|(l, s)| (l, s.clone()))
-            .unwrap();
+        let (l, vol) = m.world_volumes().unwrap().pop().unwrap();
         let on = Ssch::sphere(vol.points()[0], 0.01).unwrap();
         m.set_budget(MonitorBudget::pairs(0));
         let intervals = braking_intervals(&a.tree, &q, &v, &models).unwrap();

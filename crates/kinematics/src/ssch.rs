@@ -198,6 +198,18 @@ impl Ssch {
         Ok(self.transformed_unchecked(t))
     }
 
+    /// [`Ssch::transformed`] in place, without checks.
+    fn transform_in_place(&mut self, t: &DAffine3) {
+        let n = norm_bound(&t.matrix3);
+        let mut mag: f64 = 0.0;
+        for p in &mut self.points {
+            mag = mag.max(p.length());
+            *p = t.transform_point3(*p);
+        }
+        let scale = n * mag + t.translation.length();
+        self.radius = add_up((self.radius * n).next_up(), slack(scale));
+    }
+
     fn transformed_unchecked(&self, t: &DAffine3) -> Self {
         let n = norm_bound(&t.matrix3);
         let mut mag: f64 = 0.0;
@@ -595,6 +607,70 @@ impl JointOperation {
         })
     }
 
+    /// The operation of the inverse motions: it encloses every position of
+    /// a point of the *parent* frame seen from the child frame, `T⁻¹ x` for
+    /// every transform `T` the joint takes in its interval. Each joint's
+    /// set of inverses is a set of the same kind:
+    ///
+    /// - revolute and prismatic: the negated interval;
+    /// - orientation `{E·M}` (angle `E ≤ β`): `{M⁻¹E⁻¹} = {E′·M⁻¹}` with
+    ///   `E′ = M⁻¹E⁻¹M` of the same angle, so measured `M⁻¹`, the same β;
+    /// - location `m + δ` (`|δ| ≤ Δ`): measured `−m`, the same Δ;
+    /// - vehicle arcs: `V_φ(s, α)⁻¹ = V_φ(−s, −α)` (rotation `−α`, and the
+    ///   chord `s·sinc(α/2)` along `φ + α/2` turned by `−α` and negated is
+    ///   the chord of `(−s, −α)`), so the negated `s` and `α` intervals,
+    ///   the same φ;
+    /// - a rigid transform: its inverse (the transpose of its rotation).
+    ///
+    /// Negating an interval is exact; a rigid inverse is rounded by a few
+    /// ulps, within the operation's rounding slack.
+    #[must_use]
+    pub fn inverse(&self) -> Self {
+        let neg = |i: Interval| Interval::new(-i.hi(), -i.lo()).unwrap_or(i);
+        match *self {
+            Self::Circ1 { axis, angles } => Self::Circ1 {
+                axis,
+                angles: neg(angles),
+            },
+            Self::Circ2 { axis, angles } => Self::Circ2 {
+                axis,
+                angles: neg(angles),
+            },
+            Self::Trans1 { axis, range } => Self::Trans1 {
+                axis,
+                range: neg(range),
+            },
+            Self::Trans2 { axis, range } => Self::Trans2 {
+                axis,
+                range: neg(range),
+            },
+            Self::Rot3D1 { measured, beta } => Self::Rot3D1 {
+                measured: measured.conjugate(),
+                beta,
+            },
+            Self::Rot3D4 { measured, beta } => Self::Rot3D4 {
+                measured: measured.conjugate(),
+                beta,
+            },
+            Self::Trans3D1 { measured, delta } => Self::Trans3D1 {
+                measured: -measured,
+                delta,
+            },
+            Self::Vehicle1 { phi, s, alpha } => Self::Vehicle1 {
+                phi,
+                s: neg(s),
+                alpha: neg(alpha),
+            },
+            Self::VehicleCirc { l, phi, s, alpha } => Self::VehicleCirc {
+                l,
+                phi,
+                s: neg(s),
+                alpha: neg(alpha),
+            },
+            Self::Rigid(t) => Self::Rigid(rigid_inverse(&t)),
+        }
+    }
+
     /// The largest number of points the operation makes from one point:
     /// the factor by which a swept body's point count grows.
     #[must_use]
@@ -643,9 +719,20 @@ impl JointOperation {
         }
         let mut points = Vec::with_capacity(body.points.len() * self.max_points_per_point());
         let mut r: f64 = 0.0;
+        // The revolute operations' rotations depend on the angles only:
+        // computed once for all points (the same values `circ` computes).
+        let circ_prep = match *self {
+            Self::Circ1 { axis, angles } => Some(CircPrep::new(axis, angles, false)),
+            Self::Circ2 { axis, angles } => Some(CircPrep::new(axis, angles, true)),
+            _ => None,
+        };
         for &p in &body.points {
             let start = points.len();
-            r = r.max(self.cover_into(p, &mut points));
+            let rp = match &circ_prep {
+                Some(c) => c.cover(p, &mut points),
+                None => self.cover_into(p, &mut points),
+            };
+            r = r.max(rp);
             dedup_tail(&mut points, start);
         }
         Ssch {
@@ -703,36 +790,68 @@ fn dedup_tail(points: &mut Vec<DVec3>, start: usize) {
     }
 }
 
-/// Circ1 / Circ2 over any interval: pieces of at most π (M3 eq. 10–11).
-fn circ(axis: DVec3, angles: Interval, p: DVec3, two: bool, out: &mut impl Extend<DVec3>) -> f64 {
-    let pa = axis * axis.dot(p);
-    let perp = p - pa;
-    let r = perp.length();
-    if r == 0.0 {
-        out.extend([p]);
-        return 0.0;
-    }
-    let width = angles.width().min(TAU);
-    let n: u32 = if width > PI { 2 } else { 1 };
-    let piece = width / f64::from(n);
-    let phi = 0.5 * piece;
-    // ρ = r(1 − cos φ)/2 = r sin²(φ/2), without cancellation for small φ.
-    let sh = (0.5 * phi).sin();
-    let radius = if two { r * sh * sh } else { r * phi.sin() };
-    let rot = |a: f64| DQuat::from_axis_angle(axis, a) * perp;
-    for k in 0..n {
-        let a0 = angles.lo() + f64::from(k) * piece;
-        let (p0, p1) = (pa + rot(a0), pa + rot(a0 + piece));
-        if two {
-            let u = rot(a0 + phi) * (radius / r);
-            out.extend([p0 + u, p1 + u]);
-        } else {
-            out.extend([(p0 + p1) * 0.5]);
+/// [`circ`] with its per-interval quantities computed once: the same
+/// arithmetic, so the same points and radius.
+struct CircPrep {
+    axis: DVec3,
+    two: bool,
+    n: u32,
+    /// Per piece: rotations by `a0`, `a0 + piece` and `a0 + φ`.
+    rots: [(DQuat, DQuat, DQuat); 2],
+    /// `sin²(φ/2)` (Circ2) or `sin φ` (Circ1).
+    factor: f64,
+    mag: f64,
+}
+
+impl CircPrep {
+    fn new(axis: DVec3, angles: Interval, two: bool) -> Self {
+        let width = angles.width().min(TAU);
+        let n: u32 = if width > PI { 2 } else { 1 };
+        let piece = width / f64::from(n);
+        let phi = 0.5 * piece;
+        let sh = (0.5 * phi).sin();
+        let factor = if two { sh * sh } else { phi.sin() };
+        let q = |a: f64| DQuat::from_axis_angle(axis, a);
+        let mut rots = [(DQuat::IDENTITY, DQuat::IDENTITY, DQuat::IDENTITY); 2];
+        for k in 0..n {
+            let a0 = angles.lo() + f64::from(k) * piece;
+            rots[k as usize] = (q(a0), q(a0 + piece), q(a0 + phi));
+        }
+        Self {
+            axis,
+            two,
+            n,
+            rots,
+            factor,
+            mag: angles.mag(),
         }
     }
-    // Angles are rounded relative to their magnitude; rotations lose a few
-    // ulps of |p|.
-    add_up(radius, slack(p.length() * (4.0 + angles.mag())))
+
+    fn cover(&self, p: DVec3, out: &mut impl Extend<DVec3>) -> f64 {
+        let pa = self.axis * self.axis.dot(p);
+        let perp = p - pa;
+        let r = perp.length();
+        if r == 0.0 {
+            out.extend([p]);
+            return 0.0;
+        }
+        let radius = r * self.factor;
+        for &(q0, q1, qm) in &self.rots[..self.n as usize] {
+            let (p0, p1) = (pa + q0 * perp, pa + q1 * perp);
+            if self.two {
+                let u = (qm * perp) * (radius / r);
+                out.extend([p0 + u, p1 + u]);
+            } else {
+                out.extend([(p0 + p1) * 0.5]);
+            }
+        }
+        add_up(radius, slack(p.length() * (4.0 + self.mag)))
+    }
+}
+
+/// Circ1 / Circ2 over any interval: pieces of at most π (M3 eq. 10–11).
+fn circ(axis: DVec3, angles: Interval, p: DVec3, two: bool, out: &mut impl Extend<DVec3>) -> f64 {
+    CircPrep::new(axis, angles, two).cover(p, out)
 }
 
 fn rot3d4(measured: DQuat, beta: f64, p: DVec3, out: &mut Vec<DVec3>) -> f64 {
@@ -1098,6 +1217,66 @@ pub fn swept_ssch(
     sweep_chain(tree, link, body, intervals, up_to, |_| options)
 }
 
+/// The inverse of a rigid transform: the transpose of its rotation and
+/// the rotated, negated translation.
+fn rigid_inverse(t: &DAffine3) -> DAffine3 {
+    let m = t.matrix3.transpose();
+    DAffine3 {
+        matrix3: m,
+        translation: -(m * t.translation),
+    }
+}
+
+/// A volume given in the frame above the roots (the world) seen from the
+/// frame of link `frame`, for every value of the joints from the root down
+/// to `frame` (its own joint included) in their intervals: the inverse of
+/// [`swept_ssch`]'s chain. Each joint's inverse motions are swept by
+/// [`JointOperation::inverse`] (with `options[k]`'s operation for link
+/// `k`) and each fixed origin is undone exactly.
+///
+/// *Why.* A link's volume `A` (swept up to `frame`) and a world volume `B`
+/// meet for some joint values iff `A` meets `T⁻¹ B` for some transform `T`
+/// of the chain above, and rigid transforms keep distances; so
+/// `d(A, swept_into_frame(B)) > s` proves `d(T A′, B) > s` for every `T`
+/// and every pose `A′ ⊂ A` — the same guarantee as sweeping `A` to the
+/// world, with the chain's operations applied once to `B` instead of to
+/// every link below `frame`.
+///
+/// # Errors
+/// As [`swept_ssch_per_link`].
+pub fn swept_into_frame(
+    tree: &KinematicTree,
+    volume: &Ssch,
+    frame: usize,
+    intervals: &[JointInterval],
+    options: &[SweptVolumeOptions],
+) -> Result<Ssch, KinematicsError> {
+    if options.len() != tree.len() {
+        return Err(KinematicsError::BufferLength {
+            what: "swept-volume options",
+            expected: tree.len(),
+            got: options.len(),
+        });
+    }
+    swept_ssch_checked_chain(tree, frame, intervals, None)?;
+    let chain: SmallVec<[usize; 16]> = tree.ancestors(frame).collect();
+    let mut cur = volume.clone();
+    for &k in chain.iter().rev() {
+        let l = &tree.links()[k];
+        cur.transform_in_place(&rigid_inverse(l.origin()));
+        let o = &options[k];
+        if let Some(op) = o.operation_of(l, &intervals[k])? {
+            cur = op.checked()?.inverse().sweep_unchecked(&cur);
+            if let Some(n) = o.max_points
+                && cur.points.len() > n
+            {
+                cur = cur.reduced(n);
+            }
+        }
+    }
+    Ok(cur)
+}
+
 /// [`swept_ssch`] with one [`SweptVolumeOptions`] per link (`options[k]`
 /// chooses the operation of link `k`'s joint), so that each joint can take
 /// the fast or the accurate operation (M3 Fig. 8's models mix them).
@@ -1179,7 +1358,7 @@ fn sweep_chain<'o>(
                 cur = cur.reduced(n);
             }
         }
-        cur = cur.transformed_unchecked(l.origin());
+        cur.transform_in_place(l.origin());
     }
     Ok(cur)
 }

@@ -17,7 +17,7 @@ use armature_kinematics::joint::vehicle_transform;
 use armature_kinematics::{
     BrakingModel, Joint, JointInterval, JointOperation, JointType, KinematicTree, KinematicsError,
     LinkSpec, OrientationCover, PrismaticCover, RevoluteCover, Ssch, SweptVolumeOptions,
-    VehicleCover, braking_interval, braking_intervals, swept_pair, swept_ssch,
+    VehicleCover, braking_interval, braking_intervals, swept_into_frame, swept_pair, swept_ssch,
 };
 use core::f64::consts::{FRAC_PI_2, PI};
 use glam::{DAffine3, DQuat, DVec2, DVec3};
@@ -1497,6 +1497,33 @@ proptest! {
             }
             let support = r.support(dir);
             prop_assert!(y.dot(dir) <= support + 1e-9 * (1.0 + support.abs()), "outside along {dir}");
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    /// A world volume seen from a link's frame for every joint value of
+    /// the chain above (inverse operations) holds the volume's points seen
+    /// from that frame at configurations sampled inside the intervals.
+    #[test]
+    fn world_volume_in_a_link_frame_holds_every_pose(seed in any::<u64>(), body in body()) {
+        let mut rng = Rng(seed);
+        let scene = random_scene(&mut rng);
+        let frame = rng.index(scene.tree.len());
+        let options = random_options(&mut rng);
+        let per_link = vec![options; scene.tree.len()];
+        let seen = swept_into_frame(&scene.tree, &body, frame, &scene.intervals, &per_link)
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let points = body_samples(&body, &mut rng, 1);
+        for n in 0..12 {
+            let q = random_config(&scene, &mut rng, n % 3 == 0);
+            let poses = scene.tree.poses(&q).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let from_world = poses[frame].inverse();
+            for &x in &points {
+                assert_inside(&seen, from_world.transform_point3(x), "inverse chain")?;
+            }
         }
     }
 }

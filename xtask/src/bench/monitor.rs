@@ -13,10 +13,13 @@
 //! - **accurate**: `Circ2` on every joint carrying at least
 //!   [`ACCURATE_CIRC2_SUBTREE`] moving links, `VehicleCirc(2)`, `Rot3D4`.
 //!
-//! Links are their capsules (two-point SSCHs), obstacles their hulls.
+//! Links are their fitted rounded boxes (at most 8 points), obstacles their
+//! hulls; swept volumes are capped at the facade's default number of
+//! points.
 //!
-//! **Cycles.** Every joint follows a smooth random path within its limits
-//! (a sum of two sinusoids), the platform drives around the room; one
+//! **Cycles.** Every joint follows a smooth random path within 0.35 rad of
+//! the neutral pose (a sum of two sinusoids), the platform drives around
+//! its place in the room (±0.4 m); one
 //! cycle per millisecond of that motion. Each cycle's braking state is
 //! random: velocities from the path plus noise, latency 5–30 ms, worst
 //! deceleration 1–4 units/s² per joint, safety factor 2 (M3 §V), safety
@@ -144,6 +147,7 @@ fn link_operations(tree: &KinematicTree, accurate: bool) -> Vec<SweptVolumeOptio
                 RevoluteCover::Circ1
             };
             base.with_revolute(rev)
+                .with_max_points(Some(armature::monitor::DEFAULT_MAX_POINTS))
         })
         .collect()
 }
@@ -224,10 +228,13 @@ impl Motion {
                 JointType::Revolute { .. }
                 | JointType::Continuous { .. }
                 | JointType::Prismatic { .. } => {
+                    // Around the neutral pose (collision-free with margin),
+                    // as a working robot moves: up to ±0.35 rad.
                     let (lo, hi) = l.joint().limits.map_or((-1.0, 1.0), |m| (m.lower, m.upper));
-                    let (c, h) = (0.5 * (lo + hi), 0.45 * (hi - lo));
+                    let n = waves[r.start][0];
+                    let h = 0.35f64.min(hi - n).min(n - lo).max(0.0);
                     waves[r.start] = [
-                        c,
+                        n,
                         0.6 * h,
                         0.4 * h,
                         rng.uniform(0.3, 1.5),
@@ -240,8 +247,8 @@ impl Motion {
                     for k in 0..2 {
                         waves[r.start + k] = [
                             0.0,
-                            1.2,
                             0.3,
+                            0.1,
                             rng.uniform(0.05, 0.2),
                             rng.uniform(0.3, 0.8),
                             rng.uniform(0.0, 6.3),
@@ -326,7 +333,7 @@ fn run_model(
         } else {
             Operations::Fast
         },
-        volumes: BodyVolumes::Capsule,
+        volumes: BodyVolumes::Fitted,
         ..MonitorSettings::default()
     };
     // The per-link choice of the model replaces the default; a second
@@ -339,7 +346,11 @@ fn run_model(
         .body()
         .links()
         .iter()
-        .map(|g| g.as_ref().map(|g| g.lss_ssch()).transpose())
+        .map(|g| {
+            g.as_ref()
+                .map(|g| armature::geometry::fitted_ssch::fitted_ssch(g.mesh.vertices(), &g.obb))
+                .transpose()
+        })
         .collect::<Result<_, _>>()?;
     let pairs: Vec<MonitorPair> = monitor.core().pairs().collect();
     let mut rng = Rng::new(seed, 0x4d3);
@@ -500,7 +511,7 @@ fn markdown(rows: &[Row], cycles: usize) -> String {
     let mut md = String::new();
     let _ = writeln!(
         md,
-        "### Safety monitor (M3 Fig. 8)\n\nThe humanoid mobile manipulator, {cycles} cycles per model along a smooth random motion with random braking states (safety factor 2, safety distance 2 cm); links as capsules. Times on one thread; flops counted by replaying 20 cycles' sweeps (module docs of `xtask/src/bench/monitor.rs`). M3 Fig. 8 (i7 2.67 GHz, DLR Justin): fast 0.16 / 0.34 ms, accurate 0.39 / 2.7 ms without / with the vehicle.\n"
+        "### Safety monitor (M3 Fig. 8)\n\nThe humanoid mobile manipulator, {cycles} cycles per model along a smooth random motion with random braking states (safety factor 2, safety distance 2 cm); links as fitted rounded boxes (at most 8 points), swept volumes capped at 16 points. Times on one thread; flops counted by replaying 20 cycles' sweeps (module docs of `xtask/src/bench/monitor.rs`). M3 Fig. 8 (i7 2.67 GHz, DLR Justin): fast 0.16 / 0.34 ms, accurate 0.39 / 2.7 ms without / with the vehicle.\n"
     );
     let _ = writeln!(
         md,

@@ -31,6 +31,10 @@ pub(crate) struct MonitorArgs {
     /// Overrides the file's link volumes.
     #[arg(long, value_enum, value_name = "KIND")]
     volumes: Option<VolumesArg>,
+    /// Overrides the file's cap on generating points per swept volume
+    /// (`none`: no cap).
+    #[arg(long, value_name = "N|none")]
+    max_points: Option<String>,
     /// Run the cycle this many times (the same state) and report the
     /// median and largest cycle time; the answer is the last cycle's.
     #[arg(long, value_name = "N", default_value_t = 1)]
@@ -124,6 +128,15 @@ pub(crate) fn run(args: &MonitorArgs, out: &mut impl Write) -> Result<(), Failur
             VolumesArg::Fitted => BodyVolumes::Fitted,
             VolumesArg::Hull => BodyVolumes::Hull,
             VolumesArg::Capsule => BodyVolumes::Capsule,
+        };
+    }
+    if let Some(m) = &args.max_points {
+        file.settings.max_points = if m == "none" {
+            None
+        } else {
+            Some(m.parse::<usize>().map_err(|_| {
+                Failure::Message(format!("--max-points: `{m}` is not a count or `none`"))
+            })?)
         };
     }
     let mut monitor = SafetyMonitor::new(&scene, file.settings.clone())?;
