@@ -8,10 +8,15 @@
 //!    until the model has stopped if braking starts now
 //!    ([`braking_intervals`]: latency, worst deceleration, uncertainty);
 //! 2. each link's body (an [`Ssch`] in the link frame: hull points with
-//!    radius 0, or an LSS or sphere as SSCH) is swept joint by joint down
-//!    the tree ([`swept_ssch`], M3 eq. 8) into the **least common ancestor
-//!    frame** of each pair it is tested in (the world frame against
-//!    obstacles);
+//!    radius 0, a fitted rounded box, an LSS or a sphere) is swept joint by
+//!    joint down the tree ([`swept_ssch_per_link`], M3 eq. 8) into the
+//!    **least common ancestor frame** of each pair it is tested in;
+//!    against obstacles and moving volumes, into its *platform frame*: the
+//!    deepest ancestor reached from the root through fixed, vehicle,
+//!    orientation and location joints only, into which each obstacle is
+//!    brought by the inverse operations of those joints
+//!    ([`swept_into_frame`]) — once per obstacle instead of once per link
+//!    (the world frame when the root's joint moves otherwise);
 //! 3. each pair's distance by GJK ([`ssch_distance`]) with its certified
 //!    lower bound, warm-started from the pair's [`GjkCache`];
 //! 4. **stop** if any lower bound is `≤` the safety distance.
