@@ -109,8 +109,8 @@ use crate::dynamic::{DisabledPairs, LinkGroups, rigid_groups};
 use crate::error::GeometryError;
 use crate::gjk::{GjkCache, ssch_distance};
 use armature_kinematics::{
-    BrakingModel, JointInterval, JointType, KinematicTree, Ssch, SweptVolumeOptions,
-    braking_intervals, swept_into_frame, swept_ssch_per_link,
+    BrakingModel, JointInterval, JointType, KinematicTree, PreparedSweeps, Ssch,
+    SweptVolumeOptions, braking_intervals, swept_into_frame, swept_ssch_per_link,
 };
 use glam::DVec3;
 
@@ -373,7 +373,7 @@ pub struct SweptVolumeMonitor {
     /// chains from).
     sweep_order: Vec<usize>,
     pairs: Vec<PairState>,
-    order: Vec<usize>,
+    order: Vec<(f64, usize)>,
     /// This cycle's volumes, one slot per key, until all are formed.
     staged: Vec<Option<Ssch>>,
 }
@@ -796,6 +796,14 @@ impl SweptVolumeMonitor {
         // kept. A volume replaced before a later one fails would make the
         // next cycle measure its growth from a volume no bound was carried
         // to, and carry bounds that are too large.
+        // Every joint's operation, once for all the sweeps of the cycle.
+        let prepared =
+            PreparedSweeps::new(&self.tree, intervals, &self.link_options).map_err(|source| {
+                GeometryError::Kinematics {
+                    context: "swept-volume operations".to_owned(),
+                    source,
+                }
+            })?;
         for &i in &self.sweep_order {
             let k = &self.keys[i];
             let inverse = |volume: &Ssch, f: usize, what: String| {
@@ -835,21 +843,15 @@ impl SweptVolumeMonitor {
                         Some((f, v)) => (f, v),
                         None => (link, body),
                     };
-                    swept_ssch_per_link(
-                        &self.tree,
-                        start,
-                        from,
-                        intervals,
-                        frame,
-                        &self.link_options,
-                    )
-                    .map_err(|source| GeometryError::Kinematics {
-                        context: format!(
-                            "swept volume of link `{}`",
-                            self.tree.links()[link].name()
-                        ),
-                        source,
-                    })?
+                    prepared
+                        .sweep(&self.tree, start, from, frame)
+                        .map_err(|source| GeometryError::Kinematics {
+                            context: format!(
+                                "swept volume of link `{}`",
+                                self.tree.links()[link].name()
+                            ),
+                            source,
+                        })?
                 }
             };
             self.staged[i] = Some(swept);
@@ -903,11 +905,12 @@ impl SweptVolumeMonitor {
         // bound is no smaller than the smallest distance found (then it
         // decides neither the answer nor the minimum) or the budget runs
         // out.
+        // Keys beside the indices: the comparisons stay in one array.
         self.order.clear();
-        self.order.extend(0..self.pairs.len());
-        let pairs = &self.pairs;
         self.order
-            .sort_by(|&a, &b| pairs[a].bound.total_cmp(&pairs[b].bound).then(a.cmp(&b)));
+            .extend(self.pairs.iter().enumerate().map(|(i, p)| (p.bound, i)));
+        self.order
+            .sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         let budget = self.options.budget;
         let start = budget.max_time.map(|_| Instant::now());
         let mut report = MonitorReport {
@@ -923,7 +926,7 @@ impl SweptVolumeMonitor {
             distance_time: Duration::ZERO,
         };
         let mut best = f64::INFINITY;
-        for &i in &self.order {
+        for &(_, i) in &self.order {
             let out_of_budget = budget
                 .max_pair_evaluations
                 .is_some_and(|n| report.pairs_evaluated >= n)

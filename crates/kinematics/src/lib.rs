@@ -52,8 +52,8 @@ pub use error::KinematicsError;
 pub use joint::{Joint, JointLimits, JointType};
 pub use motion::{InBetweenMotion, JointSpaceMotion, LocalMotion, Path};
 pub use ssch::{
-    JointOperation, OrientationCover, PrismaticCover, RevoluteCover, Ssch, SweptPair,
-    SweptVolumeOptions, VehicleCover, swept_into_frame, swept_pair, swept_ssch,
+    JointOperation, OrientationCover, PreparedSweeps, PrismaticCover, RevoluteCover, Ssch,
+    SweptPair, SweptVolumeOptions, VehicleCover, swept_into_frame, swept_pair, swept_ssch,
     swept_ssch_per_link,
 };
 pub use tree::{KinematicTree, Link, LinkSpec};
