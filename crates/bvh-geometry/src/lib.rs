@@ -67,6 +67,7 @@ pub use mass::MassProperties;
 pub use mesh::{Degeneracy, DegeneratePolicy, MeshOptions, MeshReport, TriMesh};
 pub use monitor::{
     MonitorBudget, MonitorObstacle, MonitorOptions, MonitorPair, MonitorReport, SweptVolumeMonitor,
+    platform_frame,
 };
 pub use query::ClosestPoints;
 pub use ssch_mesh::{SschMesh, SschMeshOptions, ssch_mesh};

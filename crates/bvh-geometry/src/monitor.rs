@@ -316,7 +316,8 @@ enum KeySource {
 /// mobile platform), or the world when the root's own joint moves
 /// otherwise. Those joints' operations then apply once to each obstacle
 /// instead of to every link.
-fn platform_frame(tree: &KinematicTree, link: usize) -> Option<usize> {
+#[must_use]
+pub fn platform_frame(tree: &KinematicTree, link: usize) -> Option<usize> {
     let chain: Vec<usize> = tree.ancestors(link).collect();
     let mut frame = None;
     for &k in chain.iter().rev() {

@@ -28,7 +28,9 @@
 //! change the answer. Each cycle is timed on this thread.
 //!
 //! **Operation counts.** Floating-point operations of the swept volumes
-//! are counted by replaying each cycle's sweeps joint by joint and
+//! (links into the frames of their pairs, obstacles into the links'
+//! platform frames) are counted by replaying each cycle's sweeps joint by
+//! joint and
 //! charging each generating point the cost of its operation, counted from
 //! the code of `armature_kinematics::ssch` (multiplications, additions,
 //! square roots and the `sin`/`cos` pairs of the rotations, each as one):
@@ -40,10 +42,10 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use armature::Scene;
-use armature::geometry::MonitorPair;
+use armature::geometry::{MonitorPair, platform_frame};
 use armature::kinematics::{
     BrakingModel, JointInterval, JointType, KinematicTree, RevoluteCover, Ssch, SweptVolumeOptions,
-    VehicleCover, braking_intervals, swept_ssch_per_link,
+    VehicleCover, braking_intervals, swept_into_frame, swept_ssch_per_link,
 };
 use armature::monitor::{BodyVolumes, MonitorSettings, MonitorState, Operations, SafetyMonitor};
 use serde_json::{Value, json};
@@ -157,11 +159,13 @@ fn link_operations(tree: &KinematicTree, accurate: bool) -> Vec<SweptVolumeOptio
 fn count_flops(
     tree: &KinematicTree,
     bodies: &[Option<Ssch>],
+    obstacles: &[Ssch],
     pairs: &[MonitorPair],
     intervals: &[JointInterval],
     ops: &[SweptVolumeOptions],
 ) -> Result<f64> {
     let mut frames: Vec<Vec<Option<usize>>> = vec![Vec::new(); tree.len()];
+    let mut obstacle_frames: Vec<(usize, usize)> = Vec::new();
     let mut add = |l: usize, f: Option<usize>| {
         if !frames[l].contains(&f) {
             frames[l].push(f);
@@ -174,7 +178,18 @@ fn count_flops(
                 add(a, f);
                 add(b, f);
             }
-            MonitorPair::LinkObstacle(l, _) | MonitorPair::LinkMoving(l, _) => add(l, None),
+            // Obstacles are tested in the link's platform frame, into which
+            // the monitor brings each obstacle once per frame.
+            MonitorPair::LinkObstacle(l, o) => {
+                let f = platform_frame(tree, l);
+                add(l, f);
+                if let Some(f) = f
+                    && !obstacle_frames.contains(&(o, f))
+                {
+                    obstacle_frames.push((o, f));
+                }
+            }
+            MonitorPair::LinkMoving(l, _) => add(l, platform_frame(tree, l)),
         }
     }
     let mut flops = 0.0;
@@ -185,7 +200,7 @@ fn count_flops(
         let stop = if fs.contains(&None) {
             None
         } else {
-            tree.ancestors(l).find(|k| fs.contains(&Some(*k)))
+            tree.ancestors(l).filter(|k| fs.contains(&Some(*k))).last()
         };
         let mut cur = body.clone();
         let mut at = l;
@@ -202,6 +217,19 @@ fn count_flops(
                 Some(p) => at = p,
                 None => break,
             }
+        }
+    }
+    for (o, f) in obstacle_frames {
+        // Root first down to the frame, as `swept_into_frame` applies them.
+        let chain: Vec<usize> = tree.ancestors(f).collect();
+        for (i, &k) in chain.iter().enumerate().rev() {
+            let before = match chain.get(i + 1) {
+                Some(&parent) => swept_into_frame(tree, &obstacles[o], parent, intervals, ops)
+                    .context("replaying an obstacle")?
+                    .point_count(),
+                None => obstacles[o].point_count(),
+            };
+            flops += before as f64 * flops_per_point(&tree.links()[k].joint().kind, &ops[k]);
         }
     }
     Ok(flops)
@@ -353,6 +381,11 @@ fn run_model(
         })
         .collect::<Result<_, _>>()?;
     let pairs: Vec<MonitorPair> = monitor.core().pairs().collect();
+    let obstacles: Vec<Ssch> = scene
+        .obstacles()
+        .iter()
+        .map(|o| o.monitor_obstacle().map(|m| m.volume))
+        .collect::<Result<_, _>>()?;
     let mut rng = Rng::new(seed, 0x4d3);
     let motion = Motion::new(scene, &mut rng);
     let bar = progress(cycles, &format!("monitor {model}"));
@@ -396,7 +429,7 @@ fn run_model(
                 m.safety_factor *= 2.0;
             }
             let intervals = braking_intervals(tree, &s.config, &s.velocities, &models)?;
-            flops += count_flops(tree, &bodies, &pairs, &intervals, &ops)?;
+            flops += count_flops(tree, &bodies, &obstacles, &pairs, &intervals, &ops)?;
         }
         bar.inc(1);
     }
