@@ -37,6 +37,20 @@ fn scene(name: &str) -> Scene {
     .unwrap()
 }
 
+/// Each link's monitored body: its fitted rounded box (the monitor's
+/// default volumes).
+fn fitted_bodies(scene: &Scene) -> Vec<Option<Ssch>> {
+    scene
+        .body()
+        .links()
+        .iter()
+        .map(|g| {
+            g.as_ref()
+                .map(|g| fitted_ssch(g.mesh.vertices(), &g.obb).unwrap())
+        })
+        .collect()
+}
+
 /// A random braking state: values within `spread` of the neutral pose and
 /// within the limits, velocities up to `speed` (rad/s or m/s), the
 /// platform at a random place in the room.
@@ -247,15 +261,7 @@ fn sampled_braking_trajectories_stay_inside_their_swept_volumes() {
     let scene = scene("humanoid_lab.ron");
     let tree = scene.body().tree();
     let bodies = scene.body().link_sschs().unwrap();
-    let fitted: Vec<Option<Ssch>> = scene
-        .body()
-        .links()
-        .iter()
-        .map(|g| {
-            g.as_ref()
-                .map(|g| fitted_ssch(g.mesh.vertices(), &g.obb).unwrap())
-        })
-        .collect();
+    let fitted = fitted_bodies(&scene);
     let mut rng = Rng(19);
     let mut checked = 0usize;
     for case in 0..40 {
@@ -320,15 +326,7 @@ fn sampled_braking_trajectories_stay_inside_their_swept_volumes() {
 fn monitor_stops_whenever_a_sampled_braking_trajectory_comes_close() {
     let scene = scene("humanoid_lab.ron");
     let tree = scene.body().tree();
-    let fitted: Vec<Option<Ssch>> = scene
-        .body()
-        .links()
-        .iter()
-        .map(|g| {
-            g.as_ref()
-                .map(|g| fitted_ssch(g.mesh.vertices(), &g.obb).unwrap())
-        })
-        .collect();
+    let fitted = fitted_bodies(&scene);
     let obstacles: Vec<(String, Ssch)> = scene
         .obstacles()
         .iter()
@@ -396,15 +394,7 @@ fn monitor_stops_whenever_a_sampled_braking_trajectory_comes_close() {
 fn platform_tilt_and_location_error_inside_the_uncertainty_are_covered() {
     let scene = scene("humanoid_lab.ron");
     let tree = scene.body().tree();
-    let fitted: Vec<Option<Ssch>> = scene
-        .body()
-        .links()
-        .iter()
-        .map(|g| {
-            g.as_ref()
-                .map(|g| fitted_ssch(g.mesh.vertices(), &g.obb).unwrap())
-        })
-        .collect();
+    let fitted = fitted_bodies(&scene);
     let (mut beta, mut delta) = (0.0, 0.0);
     for l in tree.links() {
         match l.joint().kind {

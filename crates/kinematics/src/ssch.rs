@@ -1217,6 +1217,22 @@ pub fn swept_ssch(
     sweep_chain(tree, link, body, intervals, up_to, |_| options)
 }
 
+/// One option per link, or an error naming the buffer.
+fn check_options_len(
+    tree: &KinematicTree,
+    options: &[SweptVolumeOptions],
+) -> Result<(), KinematicsError> {
+    if options.len() == tree.len() {
+        Ok(())
+    } else {
+        Err(KinematicsError::BufferLength {
+            what: "swept-volume options",
+            expected: tree.len(),
+            got: options.len(),
+        })
+    }
+}
+
 /// The inverse of a rigid transform: the transpose of its rotation and
 /// the rotated, negated translation.
 fn rigid_inverse(t: &DAffine3) -> DAffine3 {
@@ -1251,13 +1267,7 @@ pub fn swept_into_frame(
     intervals: &[JointInterval],
     options: &[SweptVolumeOptions],
 ) -> Result<Ssch, KinematicsError> {
-    if options.len() != tree.len() {
-        return Err(KinematicsError::BufferLength {
-            what: "swept-volume options",
-            expected: tree.len(),
-            got: options.len(),
-        });
-    }
+    check_options_len(tree, options)?;
     swept_ssch_checked_chain(tree, frame, intervals, None)?;
     let chain: SmallVec<[usize; 16]> = tree.ancestors(frame).collect();
     let mut cur = volume.clone();
@@ -1297,13 +1307,7 @@ pub fn swept_ssch_per_link(
     up_to: Option<usize>,
     options: &[SweptVolumeOptions],
 ) -> Result<Ssch, KinematicsError> {
-    if options.len() != tree.len() {
-        return Err(KinematicsError::BufferLength {
-            what: "swept-volume options",
-            expected: tree.len(),
-            got: options.len(),
-        });
-    }
+    check_options_len(tree, options)?;
     swept_ssch_checked_chain(tree, link, intervals, up_to)?;
     sweep_chain(tree, link, body, intervals, up_to, |k| &options[k])
 }

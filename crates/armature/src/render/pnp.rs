@@ -283,6 +283,20 @@ fn point_spread(pairs: &[PointPair]) -> Option<Spread> {
     })
 }
 
+/// Centroids and root-mean-square spreads of a problem's points.
+struct Spreads {
+    /// Centroid of the 3D points.
+    c3: DVec3,
+    /// Their spread.
+    s3: f64,
+    /// The image points, normalised by the intrinsics.
+    image: Vec<DVec2>,
+    /// Their centroid.
+    c2: DVec2,
+    /// Their spread.
+    s2: f64,
+}
+
 /// One refinement's result.
 #[derive(Clone, Copy, Debug)]
 struct Run {
@@ -486,8 +500,9 @@ impl<'a> Problem<'a> {
         DVec2::new((pixel.x - self.cx) / self.fx, (pixel.y - self.cy) / self.fy)
     }
 
-    /// The DLT start: `None` when its linear system is degenerate.
-    fn dlt(&self) -> Option<CameraPose> {
+    /// The centroids and root-mean-square spreads of the 3D points and of
+    /// the normalised image points (which it also returns).
+    fn spreads(&self) -> Spreads {
         let n = self.pairs.len() as f64;
         let c3 = self.pairs.iter().map(|p| p.point).sum::<DVec3>() / n;
         let s3 = (self
@@ -504,6 +519,24 @@ impl<'a> Problem<'a> {
             .collect();
         let c2 = image.iter().copied().sum::<DVec2>() / n;
         let s2 = (image.iter().map(|x| x.distance_squared(c2)).sum::<f64>() / n).sqrt();
+        Spreads {
+            c3,
+            s3,
+            image,
+            c2,
+            s2,
+        }
+    }
+
+    /// The DLT start: `None` when its linear system is degenerate.
+    fn dlt(&self) -> Option<CameraPose> {
+        let Spreads {
+            c3,
+            s3,
+            image,
+            c2,
+            s2,
+        } = self.spreads();
         if !(s3 > 0.0 && s2 > 0.0) {
             return None;
         }
@@ -562,22 +595,13 @@ impl<'a> Problem<'a> {
 
     /// The multi-start poses (see the [module docs](self)).
     fn starts(&self) -> Vec<CameraPose> {
-        let n = self.pairs.len() as f64;
-        let centroid = self.pairs.iter().map(|p| p.point).sum::<DVec3>() / n;
-        let spread3 = (self
-            .pairs
-            .iter()
-            .map(|p| p.point.distance_squared(centroid))
-            .sum::<f64>()
-            / n)
-            .sqrt();
-        let image: Vec<DVec2> = self
-            .pairs
-            .iter()
-            .map(|p| self.normalised(p.pixel))
-            .collect();
-        let c2 = image.iter().copied().sum::<DVec2>() / n;
-        let spread2 = (image.iter().map(|x| x.distance_squared(c2)).sum::<f64>() / n).sqrt();
+        let Spreads {
+            c3: centroid,
+            s3: spread3,
+            image,
+            c2: _,
+            s2: spread2,
+        } = self.spreads();
         // A spread of s seen from distance d covers about s/d in
         // normalised coordinates.
         let d0 = spread3 / spread2.max(1e-3);
