@@ -472,3 +472,88 @@ fn bad_inputs_exit_2_naming_the_input() {
         }
     }
 }
+
+/// `--toc-of` answers as `--from … --to …`, in both of its forms.
+#[test]
+fn toc_of_is_from_and_to_at_once() {
+    let d = dir("render_toc_of");
+    let out = d.join("toc.png");
+    let (from, to) = ("0,0,0,0,0,0", "1.5,0.8,-0.5,0,0,0");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["render", "--scene", SCENE];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&[
+            "--width",
+            "80",
+            "--height",
+            "60",
+            "--out",
+            s(&out),
+            "--json",
+        ]);
+        json(&args)
+    };
+    let reference = run(&["--from", from, "--to", to]);
+    let joined = format!("{from};{to}");
+    let flat = format!("{from},{to}");
+    for form in [joined.as_str(), flat.as_str()] {
+        let v = run(&["--toc-of", form]);
+        assert_eq!(v["toc"], reference["toc"], "{form}");
+        assert_eq!(v["pair"], reference["pair"], "{form}");
+    }
+    let o = armature(&[
+        "render",
+        "--scene",
+        SCENE,
+        "--toc-of",
+        "0,0,0",
+        "--out",
+        s(&out),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--toc-of"), "{}", stderr(&o));
+}
+
+/// `--state` draws the monitor's swept volumes: more of the picture
+/// changes than without them, and the robot stands at the state's values.
+#[test]
+fn render_draws_swept_volumes_from_a_state() {
+    let d = dir("render_state");
+    let state = d.join("state.ron");
+    std::fs::write(
+        &state,
+        format!(
+            "MonitorState(config: [{Q}], velocities: [1.0, 1.0, 1.0, 1.0, 1.0, 1.0], latency: 0.05, deceleration: 2.0)"
+        ),
+    )
+    .unwrap();
+    let plain = d.join("plain.png");
+    let swept = d.join("swept.png");
+    let base = [
+        "render", "--scene", SCENE, "--width", "120", "--height", "90",
+    ];
+    let mut a = base.to_vec();
+    a.extend_from_slice(&["--config", Q, "--out", s(&plain), "--json"]);
+    json(&a);
+    let mut b = base.to_vec();
+    b.extend_from_slice(&["--state", s(&state), "--out", s(&swept), "--json"]);
+    let v = json(&b);
+    let q: Vec<f64> = v["config"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    assert_eq!(q, scene().parse_configuration("q", Q).unwrap());
+    let (p, w) = (read_png(&plain).unwrap(), read_png(&swept).unwrap());
+    let changed = p
+        .rgba
+        .chunks(4)
+        .zip(w.rgba.chunks(4))
+        .filter(|(x, y)| x != y)
+        .count();
+    assert!(
+        changed > 100,
+        "{changed} pixels changed by the swept volumes"
+    );
+}

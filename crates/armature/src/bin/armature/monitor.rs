@@ -255,3 +255,20 @@ fn human(a: &MonitorJson) -> String {
     }
     pairs(&rows)
 }
+
+/// One monitor cycle from a state file, for drawing: the state's
+/// configuration and every link's swept volume in the world frame.
+pub(crate) fn swept_volumes(
+    scene: &armature::Scene,
+    state: &std::path::Path,
+) -> Result<(Vec<f64>, Vec<armature::kinematics::Ssch>), Failure> {
+    let file = read_state_file(state, scene)?;
+    let mut monitor = SafetyMonitor::new(scene, file.settings)?;
+    monitor.cycle(&file.state)?;
+    let volumes = monitor
+        .world_volumes()?
+        .into_iter()
+        .map(|(_, v)| v)
+        .collect();
+    Ok((file.state.config, volumes))
+}

@@ -35,6 +35,11 @@ pub(crate) struct OverlayArgs {
     /// Also draw the links' meshes, translucent.
     #[arg(long)]
     links: bool,
+    /// A monitor state file (as `armature monitor --state`): also draw the
+    /// links' swept volumes until the robots have stopped (M3's overlay of
+    /// swept volumes), translucent.
+    #[arg(long, value_name = "FILE")]
+    state: Option<PathBuf>,
     /// The PNG file to write.
     #[arg(long, value_name = "FILE")]
     out: PathBuf,
@@ -174,7 +179,16 @@ pub(crate) fn run(args: &OverlayArgs, out: &mut impl Write) -> Result<(), Failur
         e => Failure::Input(e),
     })?;
     let camera = camera.with_pose(fit.pose);
+    let swept: Vec<(armature::kinematics::Ssch, [u8; 4])> = match &args.state {
+        Some(file) => crate::monitor::swept_volumes(&scene, file)?
+            .1
+            .into_iter()
+            .map(|v| (v, crate::render::SWEPT_COLOR))
+            .collect(),
+        None => Vec::new(),
+    };
     let view = view
+        .with_swept_volumes(&swept)
         .with_obstacles(SurfaceStyle::Hidden)
         .with_collision_volumes(true)
         .with_links(if args.links {

@@ -21,14 +21,29 @@ pub(crate) struct RenderArgs {
     common: Common,
     /// The configuration to draw: comma-separated joint values (radians,
     /// metres) in the order `armature info` prints.
+    /// Default with `--state`: the state's configuration.
     #[arg(
         long,
         value_name = "Q",
         allow_hyphen_values = true,
-        required_unless_present = "from",
-        conflicts_with_all = ["from", "to"]
+        required_unless_present_any = ["from", "toc_of", "state"],
+        conflicts_with_all = ["from", "to", "toc_of"]
     )]
     config: Option<String>,
+    /// A motion given at once: `FROM;TO`, or both configurations' values
+    /// in one comma-separated list (the first half `FROM`, the second
+    /// `TO`); the same as `--from FROM --to TO`.
+    #[arg(
+        long,
+        value_name = "FROM;TO",
+        allow_hyphen_values = true,
+        conflicts_with_all = ["from", "to"]
+    )]
+    toc_of: Option<String>,
+    /// A monitor state file (as `armature monitor --state`): also draw the
+    /// links' swept volumes until the robots have stopped, translucent.
+    #[arg(long, value_name = "FILE")]
+    state: Option<PathBuf>,
     /// Start of a motion: draw the bodies at its first contact (as
     /// `armature toc` finds it) with the pair in red and the contact point
     /// marked, or at `--to` when the motion is free.
@@ -123,9 +138,19 @@ pub(crate) fn run(args: &RenderArgs, out: &mut impl Write) -> Result<(), Failure
     let mut time = 0.0;
     let mut highlight = None;
     let mut contact = None;
-    if let (Some(from), Some(to)) = (&args.from, &args.to) {
-        let q0 = scene.parse_configuration("--from", from)?;
-        let q1 = scene.parse_configuration("--to", to)?;
+    let motion = match (&args.from, &args.to, &args.toc_of) {
+        (Some(from), Some(to), _) => Some((
+            scene.parse_configuration("--from", from)?,
+            scene.parse_configuration("--to", to)?,
+        )),
+        (_, _, Some(both)) => Some(split_motion(&scene, both)?),
+        _ => None,
+    };
+    let swept = match &args.state {
+        Some(file) => Some(crate::monitor::swept_volumes(&scene, file)?),
+        None => None,
+    };
+    if let Some((q0, q1)) = motion {
         let report = Pipeline::builder()
             .build()?
             .first_contact(&scene, &q0, &q1)?;
@@ -151,9 +176,10 @@ pub(crate) fn run(args: &RenderArgs, out: &mut impl Write) -> Result<(), Failure
             answer.toc = Some(report.toc_lower_bound);
         }
         answer.config = config_at(&scene, &q0, &q1, time)?;
-    } else {
-        answer.config =
-            scene.parse_configuration("--config", args.config.as_deref().unwrap_or_default())?;
+    } else if let Some(c) = &args.config {
+        answer.config = scene.parse_configuration("--config", c)?;
+    } else if let Some((config, _)) = &swept {
+        answer.config.clone_from(config);
     }
     let mut view = SceneView::new(&scene, &answer.config)?
         .with_time(time)
@@ -165,6 +191,12 @@ pub(crate) fn run(args: &RenderArgs, out: &mut impl Write) -> Result<(), Failure
     }
     if let Some((point, normal)) = contact {
         view = view.with_contact(point, normal);
+    }
+    let swept_colored: Vec<(armature::kinematics::Ssch, [u8; 4])> = swept
+        .map(|(_, v)| v.into_iter().map(|s| (s, SWEPT_COLOR)).collect())
+        .unwrap_or_default();
+    if !swept_colored.is_empty() {
+        view = view.with_swept_volumes(&swept_colored);
     }
     let camera = match &args.camera {
         Some(file) => read_camera(file, args.width, args.height)?,
@@ -180,6 +212,32 @@ pub(crate) fn run(args: &RenderArgs, out: &mut impl Write) -> Result<(), Failure
         out.write_all(human(&answer).as_bytes())?;
         Ok(())
     }
+}
+
+/// The colour of swept volumes (translucent orange).
+pub(crate) const SWEPT_COLOR: [u8; 4] = [255, 140, 0, 90];
+
+/// `FROM;TO`, or `2·nq` comma-separated values split in half.
+fn split_motion(scene: &armature::Scene, text: &str) -> Result<(Vec<f64>, Vec<f64>), Failure> {
+    if let Some((a, b)) = text.split_once(';') {
+        return Ok((
+            scene.parse_configuration("--toc-of (FROM)", a)?,
+            scene.parse_configuration("--toc-of (TO)", b)?,
+        ));
+    }
+    let values: Vec<&str> = text.split(',').collect();
+    let n = scene.nq();
+    if values.len() != 2 * n {
+        return Err(Failure::Message(format!(
+            "--toc-of: {} values; give `FROM;TO` or {} comma-separated values (two configurations of {n})",
+            values.len(),
+            2 * n
+        )));
+    }
+    Ok((
+        scene.parse_configuration("--toc-of (FROM)", &values[..n].join(","))?,
+        scene.parse_configuration("--toc-of (TO)", &values[n..].join(","))?,
+    ))
 }
 
 /// Translucent or opaque.
