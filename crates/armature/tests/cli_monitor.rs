@@ -278,3 +278,52 @@ fn the_documented_example_runs() {
     let d = v["min_distance"].as_f64().unwrap();
     assert!((d - 0.030454).abs() < 1e-6, "{d}");
 }
+
+/// A moving volume in the state file is monitored against every link: a
+/// cart far away changes nothing, one at the still arm's wrist stops it,
+/// and the pair names the cart.
+#[test]
+fn moving_volumes_in_the_state_file() {
+    let base =
+        "config: [-1.5, 0.0, 0.0], velocities: [0.0, 0.0, 0.0], latency: 0.02, deceleration: 2.0";
+    let far = state_file(
+        "cart_far",
+        &format!(
+            "{base}, moving: [Moving(name: \"cart\", points: [(5.0, 5.0, 0.0), (5.5, 5.0, 0.0)], radius: 0.2)]"
+        ),
+    );
+    let v = json(&[
+        "monitor",
+        "--scene",
+        SINGLE,
+        "--state",
+        far.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(v["verdict"], "go", "{v}");
+    assert_eq!(v["stats"]["pairs"], 7 + 4, "{v}");
+    // The wrist of the still arm, straight up: where forward kinematics
+    // puts it.
+    let scene = scene();
+    let q = [-1.5, 0.0, 0.0];
+    let poses = scene.body().tree().poses(&q).unwrap();
+    let wrist = scene.body().tree().link_index("arm/wrist").unwrap();
+    let p = poses[wrist].translation;
+    let near = state_file(
+        "cart_near",
+        &format!(
+            "{base}, moving: [Moving(name: \"cart\", points: [({}, {}, {})], radius: 0.05)]",
+            p.x, p.y, p.z
+        ),
+    );
+    let v = json(&[
+        "monitor",
+        "--scene",
+        SINGLE,
+        "--state",
+        near.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(v["verdict"], "stop", "{v}");
+    assert_eq!(v["pair"]["b"], "cart", "{v}");
+}
