@@ -51,9 +51,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use armature_bvh_geometry::{
-    MonitorBudget, MonitorObstacle, MonitorOptions, MonitorPair, SweptVolumeMonitor,
-};
+use armature_bvh_geometry::{MonitorBudget, MonitorObstacle, MonitorOptions, SweptVolumeMonitor};
 use armature_kinematics::{
     BrakingModel, JointType, OrientationCover, PrismaticCover, RevoluteCover, Ssch,
     SweptVolumeOptions, VehicleCover,
@@ -567,13 +565,6 @@ impl SafetyMonitor {
             distance_time: r.distance_time,
             total_time: t0.elapsed(),
         })
-    }
-
-    /// Whether a pair is a link–moving-volume pair (for callers reading
-    /// [`SweptVolumeMonitor::pair_bounds`]).
-    #[must_use]
-    pub const fn is_moving_pair(pair: MonitorPair) -> bool {
-        matches!(pair, MonitorPair::LinkMoving(..))
     }
 }
 

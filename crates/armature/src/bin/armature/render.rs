@@ -4,9 +4,8 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use armature::kinematics::JointSpaceMotion;
 use armature::render::{Camera, SceneView, SurfaceStyle, write_png};
-use armature::{CcdStatus, Error, Pipeline, Scene};
+use armature::{CcdStatus, Error, Pipeline};
 use clap::Args;
 use glam::DVec3;
 use serde::{Deserialize, Serialize};
@@ -175,7 +174,7 @@ pub(crate) fn run(args: &RenderArgs, out: &mut impl Write) -> Result<(), Failure
         } else if report.status != CcdStatus::Free {
             answer.toc = Some(report.toc_lower_bound);
         }
-        answer.config = config_at(&scene, &q0, &q1, time)?;
+        answer.config = crate::toc::config_at(&scene, &q0, &q1, time)?;
     } else if let Some(c) = &args.config {
         answer.config = scene.parse_configuration("--config", c)?;
     } else if let Some((config, _)) = &swept {
@@ -287,20 +286,6 @@ fn read_camera(file: &Path, width: u32, height: u32) -> Result<Camera, Failure> 
         )),
         e => size_error(e),
     })
-}
-
-/// The configuration at time `t` of the motion `q0 → q1` the query
-/// tested.
-fn config_at(scene: &Scene, q0: &[f64], q1: &[f64], t: f64) -> Result<Vec<f64>, Failure> {
-    let tree = scene.body().tree();
-    let kinematics = |e| Error::Kinematics {
-        context: "configuration at the time of contact".to_owned(),
-        source: Box::new(e),
-    };
-    let motion = JointSpaceMotion::new(tree, q0, q1).map_err(kinematics)?;
-    let mut q = vec![0.0; q0.len()];
-    motion.config_at(tree, t, &mut q).map_err(kinematics)?;
-    Ok(q)
 }
 
 fn human(a: &RenderJson) -> String {

@@ -352,7 +352,12 @@ fn stats(report: &CcdReport, load: Duration, prepare: Duration, total: Duration)
 
 /// The configuration at time `t` of the in-between motion `q0 → q1`: the
 /// motion the query tested (quaternions along the shortest arc).
-fn config_at(scene: &Scene, q0: &[f64], q1: &[f64], t: f64) -> Result<Vec<f64>, Failure> {
+pub(crate) fn config_at(
+    scene: &Scene,
+    q0: &[f64],
+    q1: &[f64],
+    t: f64,
+) -> Result<Vec<f64>, Failure> {
     let tree = scene.body().tree();
     let kinematics = |e| Error::Kinematics {
         context: "configuration at the time of contact".to_owned(),
