@@ -1063,11 +1063,24 @@ impl Scene<'_> {
         Ok(containment && self.contained(pair, node, stats)?)
     }
 
-    /// λ of a pair over the straight segment `qa → qb`.
-    fn pair_lambda(&self, pair: Pair, qa: &[f64], qb: &[f64]) -> Result<f64, KinematicsError> {
+    /// λ of a pair over the straight segment between two nodes, tightened
+    /// by their poses (the posed bound of `armature-kinematics`).
+    fn pair_lambda(&self, pair: Pair, a: &Node, b: &Node) -> Result<f64, KinematicsError> {
+        self.pair_lambda_posed(pair, (&a.q, &a.poses), (&b.q, &b.poses))
+    }
+
+    /// [`Scene::pair_lambda`] from configurations and their poses.
+    fn pair_lambda_posed(
+        &self,
+        pair: Pair,
+        (qa, pa): (&[f64], &[DAffine3]),
+        (qb, pb): (&[f64], &[DAffine3]),
+    ) -> Result<f64, KinematicsError> {
         match pair.other {
-            Object::Obstacle(_) => self.lambda.lambda(pair.link, qa, qb),
-            Object::Link(j) => self.lambda.lambda_relative(pair.link, j, qa, qb),
+            Object::Obstacle(_) => self.lambda.lambda_posed(pair.link, qa, qb, pa, pb),
+            Object::Link(j) => self
+                .lambda
+                .lambda_relative_posed(pair.link, j, qa, qb, pa, pb),
         }
     }
 
@@ -1116,9 +1129,14 @@ impl Scene<'_> {
             pair_etas: HashMap::new(),
         };
         let n0 = self.node(&mut work, 0.0, stats)?;
-        self.node(&mut work, 1.0, stats)?;
-        let mut lambdas = vec![0.0; tree.len()];
-        self.lambda.lambda_all(qa, qb, &mut lambdas)?;
+        let n1 = self.node(&mut work, 1.0, stats)?;
+        let (na, nb) = (&work.nodes[n0], &work.nodes[n1]);
+        let lambdas = (0..tree.len())
+            .map(|i| {
+                self.lambda
+                    .lambda_posed(i, &na.q, &nb.q, &na.poses, &nb.poses)
+            })
+            .collect::<Result<Vec<f64>, _>>()?;
         // Swept spheres: the geometry's sphere at `q_a` grown by λ.
         let mut spheres: Vec<Option<(DVec3, f64)>> = Vec::with_capacity(tree.len());
         let mut extent = 0.0_f64;
@@ -1149,12 +1167,15 @@ impl Scene<'_> {
             })
             .collect();
         // Swept boxes: the world box of the geometry's OBB at `q_a` grown
-        // by λ, tighter than the spheres for long or flat parts.
+        // by λ, tighter than the spheres for long or flat parts. Spheres
+        // and boxes are grown by the clearance too: a pair that can come
+        // within `ε` is tested.
+        let eps = self.options.clearance;
         let boxes: Vec<Option<Aabb>> = self
             .link_boxes(&work.nodes[n0].poses)
             .into_iter()
             .zip(&lambdas)
-            .map(|(b, l)| b.map(|b| b.inflated(l * (1.0 + 1e-9) + PAD * extent)))
+            .map(|(b, l)| b.map(|b| b.inflated(l * (1.0 + 1e-9) + PAD * extent + eps)))
             .collect();
         for (p, pair) in self.pairs.iter().enumerate() {
             work.setup.pairs += 1;
@@ -1166,7 +1187,7 @@ impl Scene<'_> {
                 Object::Obstacle(o) => Some(obstacle_spheres[o]),
             };
             let Some((cb, rb)) = other else { continue };
-            let reach = (ra + rb) * (1.0 + 1e-9) + PAD * extent;
+            let reach = (ra + rb) * (1.0 + 1e-9) + PAD * extent + eps;
             if ca.distance(cb) > reach {
                 continue;
             }
@@ -1177,7 +1198,10 @@ impl Scene<'_> {
             }
             work.setup.pairs_after_prepass += 1;
             work.pairs.push(u32::try_from(p).unwrap_or(u32::MAX));
-            work.full_lambda[p] = self.pair_lambda(*pair, qa, qb)?;
+            work.full_lambda[p] = match pair.other {
+                Object::Obstacle(_) => lambdas[pair.link],
+                Object::Link(_) => self.pair_lambda(*pair, &work.nodes[n0], &work.nodes[n1])?,
+            };
         }
         work.extent = extent;
         work.pad = PAD * extent;
@@ -1255,11 +1279,25 @@ impl Scene<'_> {
         // Pairs the centre alone does not prove: (pair, η_m, λ left, λ
         // right); `η_m` is `None` for a pair whose centre test is hopeless.
         let mut pending: Vec<(u32, Option<f64>, f64, f64)> = Vec::new();
+        // Each link's λ on either half, shared by its obstacle pairs.
+        let mut halves: Vec<Option<(f64, f64)>> = vec![None; self.body.tree().len()];
         for &p in &work.pairs {
             let pair = self.pairs[p as usize];
             let node = &work.nodes[ends[1]];
-            let left = self.pair_lambda(pair, qa, &node.q)?;
-            let right = self.pair_lambda(pair, &node.q, qb)?;
+            let (first, last) = (&work.nodes[ends[0]], &work.nodes[ends[2]]);
+            let (left, right) = match (pair.other, halves[pair.link]) {
+                (Object::Obstacle(_), Some(h)) => h,
+                _ => {
+                    let h = (
+                        self.pair_lambda(pair, first, node)?,
+                        self.pair_lambda(pair, node, last)?,
+                    );
+                    if let Object::Obstacle(_) = pair.other {
+                        halves[pair.link] = Some(h);
+                    }
+                    h
+                }
+            };
             // With `ε`, a pair proven here stays more than `ε` apart over
             // the whole segment, its ends included, as the ends' own
             // bounds (0 within `ε`) would require.
@@ -1417,8 +1455,8 @@ impl Scene<'_> {
             self.node(work, sm, stats)?,
             self.node(work, e.s1, stats)?,
         ];
-        let left = self.pair_lambda(pair, &work.nodes[i0].q, &work.nodes[im].q)?;
-        let right = self.pair_lambda(pair, &work.nodes[im].q, &work.nodes[i1].q)?;
+        let left = self.pair_lambda(pair, &work.nodes[i0], &work.nodes[im])?;
+        let right = self.pair_lambda(pair, &work.nodes[im], &work.nodes[i1])?;
         // What Lemma 1 on both halves needs from the midpoint.
         let pad = work.pair_pad(e.pair);
         let need = (left + pad - e.eta0).max(right + pad - e.eta1);
@@ -1669,6 +1707,7 @@ impl Scene<'_> {
         let mut q = vec![0.0; tree.nq()];
         let mut poses = vec![DAffine3::IDENTITY; tree.len()];
         let mut q_s = work.nodes[start].q.clone();
+        let mut poses_s = work.nodes[start].poses.clone();
         let mut s_cached = 0.0_f64;
         while let Some(&(Reverse(TopKey(s)), Reverse(p), eta_bits)) = heap.peek() {
             if s >= 1.0 {
@@ -1682,10 +1721,13 @@ impl Scene<'_> {
             let eta = f64::from_bits(eta_bits);
             let pair = self.pairs[p as usize];
             if s.to_bits() != s_cached.to_bits() {
-                work.motion.config_at(tree, s, &mut q_s)?;
+                work.motion.poses_at(tree, s, &mut q_s, &mut poses_s)?;
+                stats.forward_kinematics += 1;
                 s_cached = s;
             }
-            let to_end = self.pair_lambda(pair, &q_s, &work.nodes[end].q)?;
+            let here = (q_s.as_slice(), poses_s.as_slice());
+            let last = &work.nodes[end];
+            let to_end = self.pair_lambda_posed(pair, here, (&last.q, &last.poses))?;
             let pad = work.pair_pad(p);
             if to_end + pad < eta {
                 heap.push((Reverse(TopKey(1.0)), Reverse(p), eta_bits));
@@ -1698,8 +1740,9 @@ impl Scene<'_> {
                 if s1 <= s || s1.is_nan() {
                     break;
                 }
-                work.motion.config_at(tree, s1, &mut q)?;
-                if self.pair_lambda(pair, &q_s, &q)? + pad < eta {
+                work.motion.poses_at(tree, s1, &mut q, &mut poses)?;
+                stats.forward_kinematics += 1;
+                if self.pair_lambda_posed(pair, here, (&q, &poses))? + pad < eta {
                     next = Some(s1);
                     break;
                 }
@@ -1709,8 +1752,6 @@ impl Scene<'_> {
                 // No representable step is certified: undecided here.
                 return Ok(report(PathStatus::BudgetExhausted, s, None, stats));
             };
-            work.motion.poses_at(tree, s1, &mut q, &mut poses)?;
-            stats.forward_kinematics += 1;
             let node = Node {
                 q: q.clone(),
                 poses: poses.clone(),

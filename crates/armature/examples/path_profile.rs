@@ -195,8 +195,11 @@ fn run() -> Result<(), Error> {
     let per = |v: u64| v as f64 / motions.len().max(1) as f64;
     if !adaptive.is_empty() {
         println!(
-            "adaptive: median {:.4} ms, {free}/{n} free; per query {:.1} pairs, {:.1} after pre-pass, {:.1} GREEDY-DIST calls, {:.1} discrete checks, {:.1} pops, {:.1} forward kinematics",
+            "adaptive: median {:.4} ms, mean {:.4} ms, p90 {:.4} ms, max {:.4} ms, {free}/{n} free; per query {:.1} pairs, {:.1} after pre-pass, {:.1} GREEDY-DIST calls, {:.1} discrete checks, {:.1} pops, {:.1} forward kinematics",
             median(&mut adaptive),
+            adaptive.iter().sum::<f64>() / adaptive.len() as f64,
+            adaptive[adaptive.len() * 9 / 10],
+            adaptive[adaptive.len() - 1],
             per(stats.pairs as u64),
             per(stats.pairs_after_prepass as u64),
             per(stats.greedy_calls),

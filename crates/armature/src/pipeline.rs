@@ -267,9 +267,10 @@ impl PipelineBuilder {
     }
 
     /// The clearance `ε ≥ 0` of path checks (default 0): a path is
-    /// reported free only when no tested pair touches anywhere along it
-    /// and every tested pair is more than `ε` apart at the waypoints and at
-    /// every configuration the bisection evaluates; a pair found closer
+    /// reported free only when no pair touches anywhere along it and every
+    /// pair that may come within `ε` (the static pre-pass keeps those) is
+    /// more than `ε` apart at the waypoints and at every configuration the
+    /// bisection evaluates; a pair found closer
     /// than `ε` counts as colliding. A positive `ε` bounds the work on
     /// paths that pass close to an obstacle (bisection stops splitting
     /// once a pair is known to stay `ε` away), at the price of rejecting

@@ -92,6 +92,20 @@
 //! for the terms `t_k` from the link's own joint down to its root's
 //! **(λ3)**.
 //!
+//! **Posed λ.** A revolute factor `λ_ik` bounds the distance of link `i`
+//! from axis `k` over *every* configuration of the joints between them;
+//! along one segment the distance is known at its ends. In the frame of
+//! link `k` the axis stays put and link `i` moves along curves no longer
+//! than `L_k`, the bound of the joints below `k` (the partial sum of the
+//! recursion before joint `k`'s term), so at every point of the segment
+//! the distance is at most `min(d_k(q_a), d_k(q_b)) + L_k`, where `d_k(q)`
+//! is the distance of link `i`'s enclosing sphere from axis `k` at the
+//! poses of `q` (measured in the world, scaled up by the stretch of the
+//! frames). [`CurveLengthBounds::lambda_posed`] uses the smaller of the two
+//! levers for each revolute joint: never above λ, and much below it for a
+//! folded arm or a short segment, where the sphere's worst case over a full
+//! turn of every joint between is far from the pose at hand **(λ4)**.
+//!
 //! # Speed μ (M4)
 //!
 //! Under the in-between motion, link `j` moves in its parent frame with a
@@ -176,6 +190,10 @@ use glam::{DAffine3, DMat3, DQuat, DVec3};
 /// Relative margin added to every derived length: a few hundred operations'
 /// worth of rounding (each at most 2⁻⁵³ relative) stays far below it.
 const REL_PAD: f64 = 1e-12;
+
+/// Relative margin of the posed lever (λ4): the forward kinematics behind
+/// it rounds along a whole chain, far below this.
+const LEVER_PAD: f64 = 1e-9;
 
 /// `x` rounded up by the margin, relative to `x` and to the magnitude
 /// `scale` of the operands it was computed from (a difference of large
@@ -376,6 +394,9 @@ struct Entry {
     q: usize,
     /// Bound on the stretch of the fixed origin applied after the joint.
     stretch: f64,
+    /// The joint's axis in its link's frame (revolute joints; zero
+    /// otherwise), for the posed lever (λ4).
+    axis: DVec3,
 }
 
 /// A sphere that encloses a link for every configuration within the joint
@@ -402,6 +423,13 @@ pub struct CurveLengthBounds {
     entries: Vec<Entry>,
     start: Vec<usize>,
     reach: Vec<Option<ReachSphere>>,
+    /// Each link's enclosing sphere of its points, in its own frame
+    /// (centre, radius), for the posed lever (λ4).
+    own: Vec<(DVec3, f64)>,
+    /// Bound on how much a length in each link's frame may shrink or grow
+    /// on its way to the world: the squared stretches of the origins of
+    /// its chain (`1/σ_min ≤ σ_max²` for these near-rotations).
+    frame_stretch: Vec<f64>,
     parent: Vec<Option<usize>>,
     depth: Vec<usize>,
     names: Vec<String>,
@@ -427,10 +455,17 @@ impl CurveLengthBounds {
         let mut entries = Vec::with_capacity(total);
         let mut start = Vec::with_capacity(links.len() + 1);
         let mut reach = Vec::with_capacity(links.len());
+        let mut own = Vec::with_capacity(links.len());
+        let mut frame_stretch: Vec<f64> = Vec::with_capacity(links.len());
         for (i, pts) in points.iter().enumerate() {
             start.push(factors.len());
             let pts = pts.as_ref();
-            let mut shape = Shape::Points(pts, ritter_centre(pts));
+            let centre = ritter_centre(pts);
+            let mut shape = Shape::Points(pts, centre);
+            own.push((centre, shape.reach_from(centre)));
+            let s = stretch_of(&links[i].origin().matrix3);
+            let above = links[i].parent().map_or(1.0, |p| frame_stretch[p]);
+            frame_stretch.push(pad(above * s * s, 0.0));
             let mut bounded = true;
             for k in tree.ancestors(i) {
                 let link = &links[k];
@@ -446,10 +481,15 @@ impl CurveLengthBounds {
                     translation: factor.0,
                     rotation: factor.1,
                 });
+                let axis = match link.joint().kind {
+                    JointType::Revolute { axis } | JointType::Continuous { axis } => axis,
+                    _ => DVec3::ZERO,
+                };
                 entries.push(Entry {
                     sweep,
                     q: tree.q_range(k).start,
                     stretch,
+                    axis,
                 });
             }
             reach.push(match shape {
@@ -463,6 +503,8 @@ impl CurveLengthBounds {
             entries,
             start,
             reach,
+            own,
+            frame_stretch,
             parent: links.iter().map(crate::Link::parent).collect(),
             depth: links.iter().map(crate::Link::depth).collect(),
             names: links.iter().map(|l| l.name().to_owned()).collect(),
@@ -539,7 +581,89 @@ impl CurveLengthBounds {
     pub fn lambda(&self, link: usize, qa: &[f64], qb: &[f64]) -> Result<f64, KinematicsError> {
         self.check_link(link)?;
         self.check_configs(qa, qb)?;
-        self.chain_lambda(link, None, qa, qb)
+        self.chain_lambda(link, None, qa, qb, None)
+    }
+
+    /// [`CurveLengthBounds::lambda`] tightened by the poses at the segment's
+    /// ends (λ4 in the [module docs](self)): `poses_a` and `poses_b` are the
+    /// world poses of every link at `qa` and `qb`, as
+    /// [`KinematicTree::forward_kinematics`] or
+    /// [`crate::JointSpaceMotion::poses_at`] write them. Never above
+    /// [`CurveLengthBounds::lambda`]; poses of other configurations void
+    /// the bound.
+    ///
+    /// # Errors
+    /// As [`CurveLengthBounds::lambda`], and [`KinematicsError::BufferLength`]
+    /// when a pose slice does not have one pose per link.
+    pub fn lambda_posed(
+        &self,
+        link: usize,
+        qa: &[f64],
+        qb: &[f64],
+        poses_a: &[DAffine3],
+        poses_b: &[DAffine3],
+    ) -> Result<f64, KinematicsError> {
+        self.check_link(link)?;
+        self.check_configs(qa, qb)?;
+        self.check_poses(poses_a, poses_b)?;
+        self.chain_lambda(link, None, qa, qb, Some((poses_a, poses_b)))
+    }
+
+    /// [`CurveLengthBounds::lambda_relative`] tightened by the poses at the
+    /// segment's ends, as [`CurveLengthBounds::lambda_posed`].
+    ///
+    /// # Errors
+    /// As [`CurveLengthBounds::lambda_posed`] for both links.
+    pub fn lambda_relative_posed(
+        &self,
+        a: usize,
+        b: usize,
+        qa: &[f64],
+        qb: &[f64],
+        poses_a: &[DAffine3],
+        poses_b: &[DAffine3],
+    ) -> Result<f64, KinematicsError> {
+        self.check_link(a)?;
+        self.check_link(b)?;
+        self.check_configs(qa, qb)?;
+        self.check_poses(poses_a, poses_b)?;
+        let c = common_ancestor(&self.parent, &self.depth, a, b);
+        let ends = Some((poses_a, poses_b));
+        Ok(self.chain_lambda(a, c, qa, qb, ends)? + self.chain_lambda(b, c, qa, qb, ends)?)
+    }
+
+    fn check_poses(
+        &self,
+        poses_a: &[DAffine3],
+        poses_b: &[DAffine3],
+    ) -> Result<(), KinematicsError> {
+        for p in [poses_a, poses_b] {
+            if p.len() != self.len() {
+                return Err(KinematicsError::BufferLength {
+                    what: "poses",
+                    expected: self.len(),
+                    got: p.len(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The distance of link `link`'s points from the axis `axis` of the
+    /// joint of link `k` (an ancestor or itself) at `poses`, as a length in
+    /// link `k`'s frame (λ4): the world distance of the link's sphere
+    /// centre from the axis, scaled by the frames' stretch, plus the
+    /// sphere's radius. NaN poses give NaN (which `f64::min` passes over).
+    fn posed_lever(&self, link: usize, k: usize, axis: DVec3, poses: &[DAffine3]) -> f64 {
+        let (c, r) = self.own[link];
+        let centre = poses[link].transform_point3(c);
+        let origin = poses[k].translation;
+        let u = poses[k].matrix3 * axis;
+        let v = centre - origin;
+        let dist = v.cross(u).length() / u.length();
+        let lever =
+            (dist * self.frame_stretch[k] + r * self.frame_stretch[link]) * (1.0 + LEVER_PAD);
+        pad(lever, centre.length() + origin.length() + r)
     }
 
     /// [`CurveLengthBounds::lambda`] for every link, written into `out`
@@ -562,7 +686,7 @@ impl CurveLengthBounds {
             });
         }
         for (link, o) in out.iter_mut().enumerate() {
-            *o = self.chain_lambda(link, None, qa, qb)?;
+            *o = self.chain_lambda(link, None, qa, qb, None)?;
         }
         Ok(())
     }
@@ -588,7 +712,7 @@ impl CurveLengthBounds {
         self.check_link(b)?;
         self.check_configs(qa, qb)?;
         let c = common_ancestor(&self.parent, &self.depth, a, b);
-        Ok(self.chain_lambda(a, c, qa, qb)? + self.chain_lambda(b, c, qa, qb)?)
+        Ok(self.chain_lambda(a, c, qa, qb, None)? + self.chain_lambda(b, c, qa, qb, None)?)
     }
 
     fn value(&self, q: &[f64], k: usize, link: usize) -> Result<f64, KinematicsError> {
@@ -648,13 +772,15 @@ impl CurveLengthBounds {
 
     /// λ of `link` in the frame of `stop` (an ancestor, or `None` for the
     /// world): the factors of the joints from `link` up to, not including,
-    /// `stop`.
+    /// `stop`; with the poses at both ends, each revolute factor is the
+    /// smaller of it and the posed lever (λ4).
     fn chain_lambda(
         &self,
         link: usize,
         stop: Option<usize>,
         qa: &[f64],
         qb: &[f64],
+        ends: Option<(&[DAffine3], &[DAffine3])>,
     ) -> Result<f64, KinematicsError> {
         let range = self.start[link]..self.start[link + 1];
         let mut total = 0.0;
@@ -672,7 +798,15 @@ impl CurveLengthBounds {
                 Sweep::Fixed => (0.0, 0.0),
                 Sweep::Turn => {
                     let d = (self.value(qb, e.q, k)? - self.value(qa, e.q, k)?).abs();
-                    (rot * d, 0.0)
+                    // (λ4): `total` is the bound in link k's frame so far.
+                    let lever = match ends {
+                        Some((pa, pb)) if d > 0.0 => {
+                            let at = |p| self.posed_lever(link, k, e.axis, p);
+                            rot.min(pad(at(pa).min(at(pb)) + total, 0.0))
+                        }
+                        _ => rot,
+                    };
+                    (lever * d, 0.0)
                 }
                 Sweep::Slide { mid, half, .. } => {
                     let (a, b) = (self.value(qa, e.q, k)?, self.value(qb, e.q, k)?);

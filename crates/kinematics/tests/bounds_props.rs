@@ -380,11 +380,47 @@ fn check_lambda(m: &Model) -> Result<(), TestCaseError> {
             }
         }
     }
+    // The posed bounds (λ4), from the poses at the two ends.
+    let poses_a = b.tree.poses(&b.qa).expect("valid configs");
+    let poses_b = b.tree.poses(&b.qb).expect("valid configs");
+    let posed = |i: usize| {
+        bounds
+            .lambda_posed(i, &b.qa, &b.qb, &poses_a, &poses_b)
+            .expect("valid configs")
+    };
+    for (i, &plain) in lambda.iter().enumerate() {
+        let tight = posed(i);
+        prop_assert!(
+            tight <= plain,
+            "link {}: posed λ {} > λ {}",
+            i,
+            tight,
+            plain
+        );
+        prop_assert!(
+            tight + tol >= longest[i][n],
+            "link {}: posed λ = {} < sampled curve length {}",
+            i,
+            tight,
+            longest[i][n]
+        );
+    }
     for a in 0..n {
         for c in a..n {
             let rel = bounds
                 .lambda_relative(a, c, &b.qa, &b.qb)
                 .expect("valid configs");
+            let rel_posed = bounds
+                .lambda_relative_posed(a, c, &b.qa, &b.qb, &poses_a, &poses_b)
+                .expect("valid configs");
+            prop_assert!(
+                rel_posed <= rel,
+                "pair ({}, {}): posed {} > {}",
+                a,
+                c,
+                rel_posed,
+                rel
+            );
             let frame = b.tree.common_ancestor(a, c);
             let part = |i: usize| match frame {
                 Some(f) if f == i => 0.0,
@@ -392,6 +428,15 @@ fn check_lambda(m: &Model) -> Result<(), TestCaseError> {
                 None => longest[i][n],
             };
             let sampled = part(a) + part(c);
+            prop_assert!(
+                rel_posed + 2.0 * tol >= sampled,
+                "pair ({}, {}) in frame {:?}: posed relative λ = {} < sampled {}",
+                a,
+                c,
+                frame,
+                rel_posed,
+                sampled
+            );
             prop_assert!(
                 rel + 2.0 * tol >= sampled,
                 "pair ({}, {}) in frame {:?}: relative λ = {} < sampled {}",
@@ -924,6 +969,41 @@ fn lambda_matches_the_planar_arm_by_hand() {
     );
     let s = b.reach_sphere(1).expect("in range").expect("bounded");
     assert!(s.centre.length() < 1e-12 && (s.radius - 2.0).abs() < 1e-9);
+}
+
+/// A point folded back onto the shoulder axis does not move when the
+/// shoulder turns: the posed bound (λ4) sees it, the sphere of every elbow
+/// angle cannot.
+#[test]
+fn posed_lambda_sees_a_point_on_the_axis() {
+    let tree = KinematicTree::new(vec![
+        LinkSpec::new("upper", None).with_joint(Joint::revolute("shoulder", DVec3::Z, -3.0, 3.0)),
+        LinkSpec::new("fore", Some("upper"))
+            .with_joint(Joint::revolute("elbow", DVec3::Z, -3.0, 3.0))
+            .with_origin(DAffine3::from_translation(DVec3::X)),
+    ])
+    .expect("valid");
+    let pts = vec![vec![DVec3::ZERO, DVec3::X], vec![-DVec3::X]];
+    let b = CurveLengthBounds::new(&tree, &pts).expect("valid");
+    let (qa, qb) = ([0.0, 0.0], [0.5, 0.0]);
+    let (pa, pb) = (
+        tree.poses(&qa).expect("valid"),
+        tree.poses(&qb).expect("valid"),
+    );
+    let plain = b.lambda(1, &qa, &qb).expect("valid");
+    let posed = b.lambda_posed(1, &qa, &qb, &pa, &pb).expect("valid");
+    assert!((1.0..1.0 + 1e-9).contains(&plain), "{plain}");
+    assert!(posed < 1e-9, "{posed}");
+    // The elbow's turn still counts: the point is 1 m from its axis.
+    let qc = [0.5, 0.25];
+    let pc = tree.poses(&qc).expect("valid");
+    let posed = b.lambda_posed(1, &qa, &qc, &pa, &pc).expect("valid");
+    assert!((0.25..0.25 + 0.5 * 0.25 + 1e-9).contains(&posed), "{posed}");
+    // One pose per link, or a typed error.
+    assert!(matches!(
+        b.lambda_posed(1, &qa, &qb, &pa[..1], &pb),
+        Err(KinematicsError::BufferLength { what: "poses", .. })
+    ));
 }
 
 #[test]
