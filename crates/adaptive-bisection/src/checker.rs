@@ -10,9 +10,10 @@
 //! in one priority queue per segment, ordered by `λ − η0 − η1`, largest
 //! first (M2 §II.C). A popped entry is dropped when M2 Lemma 1 holds,
 //! `λ + pad < η0 + η1` (λ the curve-length bound of the sub-segment,
-//! [`CurveLengthBounds::lambda`] for a link against an obstacle,
-//! [`CurveLengthBounds::lambda_relative`] for two links: on one chain only
-//! the joints between them count); otherwise the sub-segment is split at
+//! [`CurveLengthBounds::lambda_posed`] for a link against an obstacle,
+//! [`CurveLengthBounds::lambda_relative_posed`] for two links: on one chain
+//! only the joints between them count; both tightened by the poses at the
+//! sub-segment's ends, which the nodes hold anyway); otherwise the sub-segment is split at
 //! its midpoint, where GREEDY-DIST gives `η`; `η = 0` there ends the
 //! segment as [`PathStatus::Collides`], else both halves go back into the
 //! queue. A segment whose queue empties is free.
@@ -62,10 +63,18 @@
 //! - *Targeted bounds.* Each distance query knows the bound Lemma 1 needs
 //!   there (at the centre, the larger half's λ plus the pad; at an end or
 //!   a midpoint, what the sub-segments need beyond their other end's
-//!   bound). GREEDY-DIST is first run with that clearance, unless the
+//!   bound). Where that bound is small against the pair's size (at most a
+//!   quarter of the smaller bounding radius: short motions, fine
+//!   sub-segments) the OBB trees are asked first whether the pair is
+//!   farther apart than it (`apart_by`: the collide descent with boxes
+//!   grown by the bound, a box test per node pair); a yes proves the test
+//!   with no distance computed, a no goes straight to the plain bound.
+//!   Otherwise GREEDY-DIST is first run with that clearance, unless the
 //!   spheres' upper bound shows it cannot succeed: a positive answer
 //!   exceeds it and proves the test in one descent; only a zero answer
-//!   falls back to the plain bound with the clearance `ε`.
+//!   falls back to the plain bound with the clearance `ε`. A midpoint
+//!   whose halves are proven by their own ends alone (the bound needed
+//!   there is negative) is not evaluated at all.
 //! - *Clearance `ε ≥ 0`* (M2 §II.F, §III.B) is GREEDY-DIST's: `η` is 0 or
 //!   above `ε`, so a sub-segment is split only while the pair may come
 //!   within `ε`, which bounds the run time; the price is that two objects
@@ -147,8 +156,8 @@ use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, HashMap};
 
 use armature_bvh_geometry::query::{
-    CollideMode, CollideWorkspace, DistanceWorkspace, GreedyDistanceOptions, MeshObject, collide,
-    containment, distance_rss_rss, greedy_distance, relative_pose,
+    CollideMode, CollideWorkspace, DistanceWorkspace, GreedyDistanceOptions, MeshObject, apart_by,
+    collide, containment, distance_rss_rss, greedy_distance, relative_pose,
 };
 use armature_bvh_geometry::{
     Aabb, ArticulatedBody, Bvh, BvhVolume, DisabledPairs, LinkGeometry, LinkGroups, Obstacle,
@@ -179,6 +188,12 @@ const UNIT_ROUNDOFF: f64 = f64::EPSILON / 2.0;
 const REFINE_START: f64 = 1e-3;
 /// Factor by which the refinement's clearance shrinks per try.
 const REFINE_SHRINK: f64 = 64.0;
+/// Largest margin, relative to the smaller bounding radius of a pair, for
+/// which the grown-box test ([`Scene::apart`]) is asked before a distance
+/// bound (measured on the Puma scenes: a quarter keeps both the short
+/// motions, whose margins are small, and the long ones fast).
+const APART_REACH: f64 = 0.25;
+
 /// Relative floor of the one-end walk's clearance (times the scene extent).
 const WALK_FLOOR: f64 = 1e-9;
 /// Fraction of the predicted step the one-end walk tries first.
@@ -991,6 +1006,32 @@ impl Scene<'_> {
         Ok(eta)
     }
 
+    /// Whether the pair is certainly more than `margin` apart at `node`
+    /// (its OBB trees' boxes grown by the margin; counted as a distance
+    /// call); `None` (not asked) for a margin above [`APART_REACH`] of the
+    /// smaller object's radius, where the grown boxes of many node pairs
+    /// overlap and a targeted distance descent prunes better.
+    fn apart(
+        &self,
+        pair: Pair,
+        node: &Node,
+        margin: f64,
+        ws: &mut Workspaces,
+        stats: &mut PathStats,
+    ) -> Result<Option<bool>, BisectionError> {
+        let [(ga, pa), (gb, pb)] = self.posed(pair, node)?;
+        if margin > APART_REACH * ga.sphere.radius.min(gb.sphere.radius) {
+            return Ok(None);
+        }
+        stats.greedy_calls += 1;
+        let a = MeshObject::new(&ga.mesh, &ga.obb_tree, pa)?;
+        let b = MeshObject::new(&gb.mesh, &gb.obb_tree, pb)?;
+        let r = apart_by(&a, &b, margin, &mut ws.collide)?;
+        stats.bv_tests += r.stats.bv_tests;
+        stats.triangle_tests += r.stats.triangle_tests;
+        Ok(Some(r.apart))
+    }
+
     /// The world boxes of the links' OBBs placed by `poses` (none for a
     /// link without geometry).
     fn link_boxes(&self, poses: &[DAffine3]) -> Vec<Option<Aabb>> {
@@ -1316,10 +1357,27 @@ impl Scene<'_> {
                 pending.push((p, None, left, right));
                 continue;
             }
+            // The plain variant asks the boxes first: apart by `need` proves
+            // the pair on the whole segment; otherwise the bound is computed
+            // (no targeted descent: it would fail as the boxes did).
+            let target = match (
+                self.options.refined,
+                self.apart(pair, node, need, ws, &mut stats)?,
+            ) {
+                (false, Some(true)) => {
+                    if self.contained(pair, node, &mut stats)? {
+                        work.verdict = Verdict::Collides(sm, p);
+                        break;
+                    }
+                    continue;
+                }
+                (false, Some(false)) => None,
+                _ => Some(need),
+            };
             let eta = self.eta(
                 pair,
                 node,
-                Ask::new(eps, work.extent, Some(need)),
+                Ask::new(eps, work.extent, target),
                 ws,
                 &mut stats,
             )?;
@@ -1460,6 +1518,11 @@ impl Scene<'_> {
         // What Lemma 1 on both halves needs from the midpoint.
         let pad = work.pair_pad(e.pair);
         let need = (left + pad - e.eta0).max(right + pad - e.eta1);
+        // Each half is proven by its own end's bound alone (Lemma 1 with
+        // the midpoint's taken as 0): nothing to ask there.
+        if need < 0.0 && !self.options.refined {
+            return Ok(());
+        }
         let eta = if self.options.refined && !self.leaf_pair(pair, e)? {
             // Inner volumes: their own bound only; 0 claims nothing, the
             // halves are then refined in space.
@@ -1469,7 +1532,18 @@ impl Scene<'_> {
             let whole = match work.pair_etas.get(&key) {
                 Some(&eta) => eta,
                 None => {
-                    let ask = Ask::new(self.options.clearance, work.extent, Some(need));
+                    // The plain variant asks the boxes first: apart by
+                    // `need` proves both halves (nothing to queue).
+                    let target = if self.options.refined {
+                        Some(need)
+                    } else {
+                        match self.apart(pair, &work.nodes[im], need, ws, stats)? {
+                            Some(true) => return Ok(()),
+                            Some(false) => None,
+                            None => Some(need),
+                        }
+                    };
+                    let ask = Ask::new(self.options.clearance, work.extent, target);
                     let eta = self.eta(pair, &work.nodes[im], ask, ws, stats)?;
                     if self.options.refined {
                         work.pair_etas.insert(key, eta);

@@ -11,7 +11,7 @@ mod mesh_query_support;
 
 use armature_bvh_geometry::query::{
     CollideMode, CollideWorkspace, DistanceCache, DistanceWorkspace, GreedyDistanceOptions,
-    GreedyStatus, MeshObject, approximate_distance, capped_distance, collide, distance,
+    GreedyStatus, MeshObject, apart_by, approximate_distance, capped_distance, collide, distance,
     distance_point_triangle, greedy_distance, relative_pose, within_distance,
 };
 use armature_bvh_geometry::{Bvh, BvhOptions, GeometryError, Obb, Rss, SplitRule, TriMesh};
@@ -219,6 +219,32 @@ proptest! {
         if brute * (1.0 + e) < cap * (1.0 - 1e-9) {
             prop_assert!(r.nearest.is_some(), "d = {brute} well under the cap {cap}");
         }
+    }
+
+    /// Apart by a margin only when the brute-force distance exceeds it;
+    /// apart whenever the distance exceeds it by the stated slack.
+    #[test]
+    fn apart_by_agrees_with_brute_force(c in case(), f in prop_oneof![Just(0.0), Just(1.0), 0.0..0.999_f64, 1.001..2.0_f64]) {
+        let (ba, bb) = (Bvh::<Obb>::build(&c.a, &c.oa).unwrap(), Bvh::<Obb>::build(&c.b, &c.ob).unwrap());
+        let oa = MeshObject::new(&c.a, &ba, c.ta).unwrap();
+        let ob = MeshObject::new(&c.b, &bb, c.tb).unwrap();
+        let (brute, _, _) = brute_distance(&c.a, &c.b, &relative_pose(&c.ta, &c.tb));
+        let margin = brute * f;
+        let mut ws = CollideWorkspace::new();
+        let r = apart_by(&oa, &ob, margin, &mut ws).unwrap();
+        // The brute force runs in A's frame too: its own rounding is a few
+        // ulps of the coordinates.
+        let slack = 1e-12 * scale(&c.a, &c.ta, &c.b, &c.tb);
+        if r.apart {
+            prop_assert!(brute + slack > margin, "apart by {} at distance {}", margin, brute);
+        }
+        if brute > margin * (1.0 + 1e-8) + 1e3 * slack {
+            prop_assert!(r.apart, "not apart by {} at distance {}", margin, brute);
+        }
+        prop_assert!(r.stats.bv_tests >= 1);
+        // A bad margin is a typed error.
+        prop_assert!(apart_by(&oa, &ob, -1.0, &mut ws).is_err());
+        prop_assert!(apart_by(&oa, &ob, f64::NAN, &mut ws).is_err());
     }
 
     #[test]

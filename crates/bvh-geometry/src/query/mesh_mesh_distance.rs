@@ -83,7 +83,7 @@ struct Best {
 /// the world origin; the factor covers A's linear part being a rotation
 /// only within [`super::RIGID_TOLERANCE`] (a near-rotation scales lengths
 /// by at most `1 ± dev`, with `dev` the largest entry of `MᵀM − I`).
-pub(super) fn pose_error<BV: DistanceVolume>(p: &Posed<'_, '_, BV>) -> (f64, f64) {
+pub(super) fn pose_error<BV: crate::bvh::BvhVolume>(p: &Posed<'_, '_, BV>) -> (f64, f64) {
     let (c, r) = p.node_b(0).bv.enclosing_ball();
     let (pa, pb) = (p.a.pose(), p.b.pose());
     let reach = pa.translation.length() + pb.translation.length() + c.length() + r;

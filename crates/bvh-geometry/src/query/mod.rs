@@ -100,8 +100,8 @@ pub use containment::{
     winding_number,
 };
 pub use mesh_mesh::{
-    CollideMode, CollideWorkspace, DistanceVolume, MeshCollision, MeshObject, OverlapVolume,
-    QueryStats, RIGID_TOLERANCE, collide, relative_pose,
+    CollideMode, CollideWorkspace, DistanceVolume, MeshCollision, MeshObject, MeshSeparation,
+    OverlapVolume, QueryStats, RIGID_TOLERANCE, apart_by, collide, relative_pose,
 };
 pub use mesh_mesh_distance::{
     CappedDistance, DistanceCache, DistanceWorkspace, GreedyDistance, GreedyDistanceOptions,
