@@ -236,6 +236,23 @@ impl<'o, 'a, BV: BvhVolume> Posed<'o, 'a, BV> {
         nb.is_leaf() || (!na.is_leaf() && bv_a.size() >= bv_b.size())
     }
 
+    /// Pushes the two child pairs of the node pair `[ia, ib]` (splitting
+    /// the node [`Posed::split_a`] picks; `bv_b` is B's volume in A's
+    /// frame), the left child's on top.
+    #[inline]
+    pub(crate) fn push_split(&self, [ia, ib]: [u32; 2], bv_b: &BV, stack: &mut Vec<[u32; 2]>) {
+        let (na, nb) = (self.node_a(ia), self.node_b(ib));
+        if self.split_a(na, &na.bv, nb, bv_b) {
+            let [l, r] = child_ids(na);
+            stack.push([r, ib]);
+            stack.push([l, ib]);
+        } else {
+            let [l, r] = child_ids(nb);
+            stack.push([ia, r]);
+            stack.push([ia, l]);
+        }
+    }
+
     /// A point of A's frame in the world.
     #[inline]
     pub(crate) fn to_world(&self, p: DVec3) -> DVec3 {
@@ -354,14 +371,8 @@ pub fn collide<BV: OverlapVolume>(
                     }
                 }
             }
-        } else if p.split_a(na, &na.bv, nb, &bv_b) {
-            let [l, r] = child_ids(na);
-            ws.stack.push([r, ib]);
-            ws.stack.push([l, ib]);
         } else {
-            let [l, r] = child_ids(nb);
-            ws.stack.push([ia, r]);
-            ws.stack.push([ia, l]);
+            p.push_split([ia, ib], &bv_b, &mut ws.stack);
         }
     }
     MeshCollision {
@@ -453,14 +464,8 @@ pub fn apart_by(
                     }
                 }
             }
-        } else if p.split_a(na, &na.bv, nb, &bv_b) {
-            let [l, r] = child_ids(na);
-            ws.stack.push([r, ib]);
-            ws.stack.push([l, ib]);
         } else {
-            let [l, r] = child_ids(nb);
-            ws.stack.push([ia, r]);
-            ws.stack.push([ia, l]);
+            p.push_split([ia, ib], &bv_b, &mut ws.stack);
         }
     }
     answer(true, stats)
