@@ -398,6 +398,14 @@ struct SegmentWork {
 }
 
 impl SegmentWork {
+    /// A segment whose last entry was just proven without new ones is
+    /// free (as a pop finding its queue empty would conclude).
+    fn settle_if_empty(&mut self) {
+        if self.queue.is_empty() {
+            self.verdict = Verdict::Free;
+        }
+    }
+
     /// The pad of Lemma 1 for pair `p`: twice the largest displacement of
     /// the pair's objects by rounding (configurations and kinematics).
     /// Lemma 1's argument with `λ + 2m < η_a + η_b` shows a distance above
@@ -624,11 +632,11 @@ impl<'a> PathChecker<'a> {
             self.scene.pop_one(work, &mut self.ws, stats)?;
             match work.verdict {
                 Verdict::Collides(..) => limit = k,
-                Verdict::Pending => {
-                    if let Some(e) = work.queue.peek() {
-                        path_queue.push((TopKey(e.key), Reverse(k)));
-                    }
-                }
+                Verdict::Pending => match work.queue.peek() {
+                    Some(e) => path_queue.push((TopKey(e.key), Reverse(k))),
+                    // Every entry proven: nothing left to pop.
+                    None => work.verdict = Verdict::Free,
+                },
                 Verdict::Free | Verdict::Stuck => {}
             }
         }
@@ -1521,6 +1529,7 @@ impl Scene<'_> {
         // Each half is proven by its own end's bound alone (Lemma 1 with
         // the midpoint's taken as 0): nothing to ask there.
         if need < 0.0 && !self.options.refined {
+            work.settle_if_empty();
             return Ok(());
         }
         let eta = if self.options.refined && !self.leaf_pair(pair, e)? {
@@ -1538,7 +1547,10 @@ impl Scene<'_> {
                         Some(need)
                     } else {
                         match self.apart(pair, &work.nodes[im], need, ws, stats)? {
-                            Some(true) => return Ok(()),
+                            Some(true) => {
+                                work.settle_if_empty();
+                                return Ok(());
+                            }
                             Some(false) => None,
                             None => Some(need),
                         }

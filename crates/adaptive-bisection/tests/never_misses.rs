@@ -138,6 +138,18 @@ proptest! {
         check_one(&body, &obstacles, true, &qa, &qb)?;
     }
 
+    /// Short motions of the spatial arm near the thin obstacles: small
+    /// clearances Lemma 1 needs, where the boxes grown by them decide and
+    /// halves are proven by their ends alone (a segment must still end
+    /// decided: no budget is spent).
+    #[test]
+    fn arm_among_thin_obstacles_short_motions(qa in angles(3, 3.0), d in angles(3, 0.08)) {
+        let body = arm();
+        let obstacles = thin_obstacles();
+        let qb: Vec<f64> = qa.iter().zip(&d).map(|(a, d)| a + d).collect();
+        check_one(&body, &obstacles, true, &qa, &qb)?;
+    }
+
     /// A planar four-link arm folding onto itself (self-collision only).
     #[test]
     fn folding_arm_self_collision(qa in angles(4, 3.0), d in angles(4, 1.5)) {

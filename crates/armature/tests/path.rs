@@ -431,3 +431,45 @@ fn path_options_out_of_range_are_errors() {
         .expect("builds");
     assert_eq!((p.path_clearance(), p.max_queue_pops()), (0.01, 7));
 }
+
+/// Short free motions of the Puma among the pipes whose last queue entries
+/// are proven without new ones (the grown boxes decide at the midpoint, or
+/// each half by its own end): the segment ends free, no budget spent. Both
+/// were answered "may collide" after a few steps once.
+#[test]
+fn short_pipe_motions_end_decided() {
+    let scene = Scene::from_file(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../data/scenes/puma_pipes.ron"
+    ))
+    .expect("loads");
+    let motions = [
+        (
+            [
+                1.827553, -0.428237, -0.581260, -0.289490, -1.698784, 0.938469,
+            ],
+            [
+                1.830458, -0.413561, -0.595828, -0.293081, -1.698916, 0.933063,
+            ],
+        ),
+        (
+            [
+                -0.419259, 3.770385, 0.334290, -0.069528, -0.122352, 2.035256,
+            ],
+            [
+                -0.419765, 3.770997, 0.346476, -0.070154, -0.118958, 2.030737,
+            ],
+        ),
+        (
+            [2.290384, 2.687448, -2.473469, 0.833240, 0.683296, -2.422525],
+            [2.289026, 2.671716, -2.468464, 0.841461, 0.692843, -2.407335],
+        ),
+    ];
+    let pipeline = pipeline();
+    for (q0, q1) in motions {
+        let r = pipeline.check_path(&scene, &[q0, q1]).expect("runs");
+        assert_eq!(r.status, PathStatus::Free, "{q0:?} → {q1:?}: {:?}", r.stats);
+        let sampled = pipeline.sample_segment(&scene, &q0, &q1, 1e-3);
+        assert_eq!(sampled.expect("samples"), None, "{q0:?} → {q1:?}");
+    }
+}
