@@ -152,6 +152,7 @@
 //! the resolution `ρ`. It can miss collisions between samples; its "free"
 //! certifies nothing.
 
+use std::cell::OnceCell;
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, HashMap};
 
@@ -163,7 +164,7 @@ use armature_bvh_geometry::{
     Aabb, ArticulatedBody, Bvh, BvhVolume, DisabledPairs, LinkGeometry, LinkGroups, Obstacle,
     RigidMap, Rss,
 };
-use armature_kinematics::{CurveLengthBounds, JointSpaceMotion, KinematicsError};
+use armature_kinematics::{CurveLengthBounds, JointSpaceMotion, KinematicsError, PosedLevers};
 use glam::{DAffine3, DVec3};
 
 use crate::error::BisectionError;
@@ -315,6 +316,9 @@ struct Pair {
 struct Node {
     q: Vec<f64>,
     poses: Vec<DAffine3>,
+    /// The posed levers of the curve-length bound here, computed the
+    /// first time a bound from or to this node is asked.
+    levers: OnceCell<PosedLevers>,
 }
 
 /// One queue entry: a pair still to be proven free on `[s0, s1]`; in the
@@ -1115,7 +1119,23 @@ impl Scene<'_> {
     /// λ of a pair over the straight segment between two nodes, tightened
     /// by their poses (the posed bound of `armature-kinematics`).
     fn pair_lambda(&self, pair: Pair, a: &Node, b: &Node) -> Result<f64, KinematicsError> {
-        self.pair_lambda_posed(pair, (&a.q, &a.poses), (&b.q, &b.poses))
+        let [la, lb] = [a, b].map(|n| self.levers(n));
+        let (la, lb) = (la?, lb?);
+        match pair.other {
+            Object::Obstacle(_) => self.lambda.lambda_levered(pair.link, &a.q, &b.q, la, lb),
+            Object::Link(j) => self
+                .lambda
+                .lambda_relative_levered(pair.link, j, &a.q, &b.q, la, lb),
+        }
+    }
+
+    /// A node's posed levers, computed once.
+    fn levers<'n>(&self, node: &'n Node) -> Result<&'n PosedLevers, KinematicsError> {
+        if let Some(l) = node.levers.get() {
+            return Ok(l);
+        }
+        let l = self.lambda.levers(&node.poses)?;
+        Ok(node.levers.get_or_init(|| l))
     }
 
     /// [`Scene::pair_lambda`] from configurations and their poses.
@@ -1148,7 +1168,11 @@ impl Scene<'_> {
         let mut poses = vec![DAffine3::IDENTITY; tree.len()];
         work.motion.poses_at(tree, s, &mut q, &mut poses)?;
         stats.forward_kinematics += 1;
-        work.nodes.push(Node { q, poses });
+        work.nodes.push(Node {
+            q,
+            poses,
+            levers: OnceCell::new(),
+        });
         let i = work.nodes.len() - 1;
         work.index.insert(s.to_bits(), i);
         Ok(i)
@@ -1247,9 +1271,13 @@ impl Scene<'_> {
             }
             work.setup.pairs_after_prepass += 1;
             work.pairs.push(u32::try_from(p).unwrap_or(u32::MAX));
+            // Two links: the plain relative bound, a fraction of the posed
+            // one's cost for the many link pairs of a long chain; over a
+            // whole segment the poses gain little, and this bound serves
+            // the pad and the pairs that start from their ends.
             work.full_lambda[p] = match pair.other {
                 Object::Obstacle(_) => lambdas[pair.link],
-                Object::Link(_) => self.pair_lambda(*pair, &work.nodes[n0], &work.nodes[n1])?,
+                Object::Link(j) => self.lambda.lambda_relative(pair.link, j, qa, qb)?,
             };
         }
         work.extent = extent;
@@ -1841,6 +1869,7 @@ impl Scene<'_> {
             let node = Node {
                 q: q.clone(),
                 poses: poses.clone(),
+                levers: OnceCell::new(),
             };
             let eta1 = self.eta(
                 pair,

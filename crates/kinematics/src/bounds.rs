@@ -102,7 +102,9 @@
 //! is the distance of link `i`'s enclosing sphere from axis `k` at the
 //! poses of `q` (measured in the world, scaled up by the stretch of the
 //! frames). [`CurveLengthBounds::lambda_posed`] uses the smaller of the two
-//! levers for each revolute joint: never above λ, and much below it for a
+//! levers for each revolute joint ([`CurveLengthBounds::levers`] computes
+//! a configuration's levers once for [`CurveLengthBounds::lambda_levered`],
+//! for callers that ask many bounds there): never above λ, and much below it for a
 //! folded arm or a short segment, where the sphere's worst case over a full
 //! turn of every joint between is far from the pose at hand **(λ4)**.
 //!
@@ -386,6 +388,23 @@ pub struct CurveLengthFactor {
     pub rotation: f64,
 }
 
+/// The posed levers (λ4) of one configuration, from
+/// [`CurveLengthBounds::levers`]: per link and joint of its chain, the
+/// distance of the link from the joint's axis there.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PosedLevers {
+    values: Vec<f64>,
+}
+
+/// What a posed query knows of the segment's ends (λ4).
+#[derive(Clone, Copy)]
+enum Ends<'a> {
+    /// The world poses of every link at both ends.
+    Poses(&'a [DAffine3], &'a [DAffine3]),
+    /// Their levers, indexed like the factors.
+    Levers(&'a [f64], &'a [f64]),
+}
+
 /// Per-factor data a query needs besides the factors.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Entry {
@@ -606,7 +625,7 @@ impl CurveLengthBounds {
         self.check_link(link)?;
         self.check_configs(qa, qb)?;
         self.check_poses(poses_a, poses_b)?;
-        self.chain_lambda(link, None, qa, qb, Some((poses_a, poses_b)))
+        self.chain_lambda(link, None, qa, qb, Some(Ends::Poses(poses_a, poses_b)))
     }
 
     /// [`CurveLengthBounds::lambda_relative`] tightened by the poses at the
@@ -628,8 +647,91 @@ impl CurveLengthBounds {
         self.check_configs(qa, qb)?;
         self.check_poses(poses_a, poses_b)?;
         let c = common_ancestor(&self.parent, &self.depth, a, b);
-        let ends = Some((poses_a, poses_b));
+        let ends = Some(Ends::Poses(poses_a, poses_b));
         Ok(self.chain_lambda(a, c, qa, qb, ends)? + self.chain_lambda(b, c, qa, qb, ends)?)
+    }
+
+    /// The posed levers (λ4) of every link and revolute joint of its chain
+    /// at `poses` (the world poses of every link at one configuration), for
+    /// [`CurveLengthBounds::lambda_levered`]: computed once per
+    /// configuration, they serve every pair and every segment ending
+    /// there, where [`CurveLengthBounds::lambda_posed`] recomputes them
+    /// per call.
+    ///
+    /// # Errors
+    /// [`KinematicsError::BufferLength`] unless one pose per link.
+    pub fn levers(&self, poses: &[DAffine3]) -> Result<PosedLevers, KinematicsError> {
+        self.check_poses(poses, poses)?;
+        let mut values = vec![f64::INFINITY; self.factors.len()];
+        for link in 0..self.len() {
+            let centre = poses[link].transform_point3(self.own[link].0);
+            let range = self.start[link]..self.start[link + 1];
+            for i in range.clone() {
+                let e = &self.entries[i];
+                if e.sweep == Sweep::Turn {
+                    values[i] =
+                        self.posed_lever(link, self.factors[i].joint_link, e.axis, centre, poses);
+                }
+            }
+        }
+        Ok(PosedLevers { values })
+    }
+
+    /// [`CurveLengthBounds::lambda_posed`] from the levers of the two
+    /// ends' poses ([`CurveLengthBounds::levers`]); the same bound.
+    ///
+    /// # Errors
+    /// As [`CurveLengthBounds::lambda`], and [`KinematicsError::BufferLength`]
+    /// for levers of another model.
+    pub fn lambda_levered(
+        &self,
+        link: usize,
+        qa: &[f64],
+        qb: &[f64],
+        levers_a: &PosedLevers,
+        levers_b: &PosedLevers,
+    ) -> Result<f64, KinematicsError> {
+        self.check_link(link)?;
+        self.check_configs(qa, qb)?;
+        self.check_levers(levers_a, levers_b)?;
+        let ends = Some(Ends::Levers(&levers_a.values, &levers_b.values));
+        self.chain_lambda(link, None, qa, qb, ends)
+    }
+
+    /// [`CurveLengthBounds::lambda_relative_posed`] from the levers of the
+    /// two ends' poses; the same bound.
+    ///
+    /// # Errors
+    /// As [`CurveLengthBounds::lambda_levered`] for both links.
+    pub fn lambda_relative_levered(
+        &self,
+        a: usize,
+        b: usize,
+        qa: &[f64],
+        qb: &[f64],
+        levers_a: &PosedLevers,
+        levers_b: &PosedLevers,
+    ) -> Result<f64, KinematicsError> {
+        self.check_link(a)?;
+        self.check_link(b)?;
+        self.check_configs(qa, qb)?;
+        self.check_levers(levers_a, levers_b)?;
+        let c = common_ancestor(&self.parent, &self.depth, a, b);
+        let ends = Some(Ends::Levers(&levers_a.values, &levers_b.values));
+        Ok(self.chain_lambda(a, c, qa, qb, ends)? + self.chain_lambda(b, c, qa, qb, ends)?)
+    }
+
+    fn check_levers(&self, a: &PosedLevers, b: &PosedLevers) -> Result<(), KinematicsError> {
+        for l in [a, b] {
+            if l.values.len() != self.factors.len() {
+                return Err(KinematicsError::BufferLength {
+                    what: "levers",
+                    expected: self.factors.len(),
+                    got: l.values.len(),
+                });
+            }
+        }
+        Ok(())
     }
 
     fn check_poses(
@@ -654,16 +756,25 @@ impl CurveLengthBounds {
     /// link `k`'s frame (λ4): the world distance of the link's sphere
     /// centre from the axis, scaled by the frames' stretch, plus the
     /// sphere's radius. NaN poses give NaN (which `f64::min` passes over).
-    fn posed_lever(&self, link: usize, k: usize, axis: DVec3, poses: &[DAffine3]) -> f64 {
-        let (c, r) = self.own[link];
-        let centre = poses[link].transform_point3(c);
+    fn posed_lever(
+        &self,
+        link: usize,
+        k: usize,
+        axis: DVec3,
+        centre: DVec3,
+        poses: &[DAffine3],
+    ) -> f64 {
+        let r = self.own[link].1;
         let origin = poses[k].translation;
         let u = poses[k].matrix3 * axis;
         let v = centre - origin;
-        let dist = v.cross(u).length() / u.length();
+        let dist = (v.cross(u).length_squared() / u.length_squared()).sqrt();
         let lever =
             (dist * self.frame_stretch[k] + r * self.frame_stretch[link]) * (1.0 + LEVER_PAD);
-        pad(lever, centre.length() + origin.length() + r)
+        pad(
+            lever,
+            centre.abs().max_element() + origin.abs().max_element() + r,
+        )
     }
 
     /// [`CurveLengthBounds::lambda`] for every link, written into `out`
@@ -780,14 +891,27 @@ impl CurveLengthBounds {
         stop: Option<usize>,
         qa: &[f64],
         qb: &[f64],
-        ends: Option<(&[DAffine3], &[DAffine3])>,
+        ends: Option<Ends<'_>>,
     ) -> Result<f64, KinematicsError> {
         let range = self.start[link]..self.start[link + 1];
+        let first = range.start;
         let mut total = 0.0;
         // Growth of the sphere S(i, k+1) by the reach of unbounded
         // translations above joint k (module docs).
         let mut grow = 0.0;
-        for (f, e) in self.factors[range.clone()].iter().zip(&self.entries[range]) {
+        // The link's sphere centre at both ends (λ4), placed once.
+        let c = self.own[link].0;
+        let centres = match ends {
+            Some(Ends::Poses(pa, pb)) => {
+                [pa[link].transform_point3(c), pb[link].transform_point3(c)]
+            }
+            _ => [DVec3::ZERO; 2],
+        };
+        for (idx, (f, e)) in self.factors[range.clone()]
+            .iter()
+            .zip(&self.entries[range])
+            .enumerate()
+        {
             let k = f.joint_link;
             if Some(k) == stop {
                 break;
@@ -799,13 +923,17 @@ impl CurveLengthBounds {
                 Sweep::Turn => {
                     let d = (self.value(qb, e.q, k)? - self.value(qa, e.q, k)?).abs();
                     // (λ4): `total` is the bound in link k's frame so far.
-                    let lever = match ends {
-                        Some((pa, pb)) if d > 0.0 => {
-                            let at = |p| self.posed_lever(link, k, e.axis, p);
-                            rot.min(pad(at(pa).min(at(pb)) + total, 0.0))
+                    let at_ends = match ends {
+                        Some(_) if d == 0.0 => None,
+                        Some(Ends::Poses(pa, pb)) => {
+                            let [ca, cb] = centres;
+                            let at = |c, p| self.posed_lever(link, k, e.axis, c, p);
+                            Some(at(ca, pa).min(at(cb, pb)))
                         }
-                        _ => rot,
+                        Some(Ends::Levers(la, lb)) => Some(la[first + idx].min(lb[first + idx])),
+                        None => None,
                     };
+                    let lever = at_ends.map_or(rot, |l| rot.min(pad(l + total, 0.0)));
                     (lever * d, 0.0)
                 }
                 Sweep::Slide { mid, half, .. } => {

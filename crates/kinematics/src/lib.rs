@@ -42,7 +42,9 @@ mod tree;
 #[cfg(feature = "urdf")]
 pub mod urdf;
 
-pub use bounds::{CurveLengthBounds, CurveLengthFactor, MotionBounds, PairSpeed, ReachSphere};
+pub use bounds::{
+    CurveLengthBounds, CurveLengthFactor, MotionBounds, PairSpeed, PosedLevers, ReachSphere,
+};
 pub use braking::{BrakingModel, JointInterval, braking_interval, braking_intervals};
 pub use enclosure::{
     ARC_PIECES, EnclosureKind, EnclosureWorkspace, LinkEnclosures, LinkObb, MAX_TAYLOR_PIECES,

@@ -388,8 +388,16 @@ fn check_lambda(m: &Model) -> Result<(), TestCaseError> {
             .lambda_posed(i, &b.qa, &b.qb, &poses_a, &poses_b)
             .expect("valid configs")
     };
+    let (levers_a, levers_b) = (
+        bounds.levers(&poses_a).expect("one pose per link"),
+        bounds.levers(&poses_b).expect("one pose per link"),
+    );
     for (i, &plain) in lambda.iter().enumerate() {
         let tight = posed(i);
+        let levered = bounds
+            .lambda_levered(i, &b.qa, &b.qb, &levers_a, &levers_b)
+            .expect("valid configs");
+        prop_assert_eq!(levered, tight, "link {}: levered and posed differ", i);
         prop_assert!(
             tight <= plain,
             "link {}: posed λ {} > λ {}",
@@ -421,6 +429,10 @@ fn check_lambda(m: &Model) -> Result<(), TestCaseError> {
                 rel_posed,
                 rel
             );
+            let rel_levered = bounds
+                .lambda_relative_levered(a, c, &b.qa, &b.qb, &levers_a, &levers_b)
+                .expect("valid configs");
+            prop_assert_eq!(rel_levered, rel_posed);
             let frame = b.tree.common_ancestor(a, c);
             let part = |i: usize| match frame {
                 Some(f) if f == i => 0.0,
