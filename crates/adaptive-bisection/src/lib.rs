@@ -6,7 +6,9 @@
 //! η_ij(q_b)` (M2 Lemma 1, restated in docs/architecture.md), with λ the
 //! curve-length bound of `armature-kinematics` and η the GREEDY-DIST lower
 //! bound of `armature-bvh-geometry`; pairs wait in a priority queue ordered
-//! by `λ_i + λ_j − η(q_a) − η(q_b)`, and queues are cached per segment.
+//! by the share of the sub-segment the end bounds leave uncovered,
+//! `(λ_i + λ_j − η(q_a) − η(q_b)) / (λ_i + λ_j)`, and queues are cached per
+//! segment.
 //!
 //! - *Inputs*: an [`ArticulatedBody`](armature_bvh_geometry::ArticulatedBody)
 //!   (one or several robots: several roots), static

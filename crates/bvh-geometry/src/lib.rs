@@ -52,7 +52,9 @@ pub use body::{
 #[cfg(feature = "io")]
 pub use body::{LoadedMesh, MeshCache, SharedGeometry};
 pub use bv::{Aabb, BoundingVolume, Capsule, FitError, Lss, Obb, Rss, Sphere};
-pub use bvh::{Bvh, BvhNode, BvhOptions, BvhVolume, RigidMap, SplitRule};
+pub use bvh::{
+    Bvh, BvhNode, BvhOptions, BvhVolume, MAX_TOP_BOX_LEVELS, RigidMap, SplitRule, TopBoxes,
+};
 pub use dynamic::{
     BroadPhaseStats, DisabledPairs, DynamicHierarchyOptions, DynamicLinkHierarchy,
     EnvironmentHierarchy, LinkGroups, PotentialPairs,

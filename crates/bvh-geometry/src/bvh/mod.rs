@@ -50,6 +50,9 @@ use glam::{DAffine3, DMat3, DVec3};
 use crate::bv::{Aabb, BoundingVolume, FitError, Obb, Rss, RssSides, Sphere, fit};
 use crate::{GeometryError, TriMesh};
 
+mod top_boxes;
+pub use top_boxes::{MAX_TOP_BOX_LEVELS, TopBoxes};
+
 /// Nodes with at least this many triangles fit their two children on two
 /// threads.
 const PARALLEL_FIT: usize = 8192;
