@@ -74,6 +74,12 @@
 //!   finds collisions; the guarantee rests on the bisection below. Short
 //!   motions (a few degrees of an arm) are not probed: there a probe costs
 //!   as much as a sample of fixed-resolution sampling.
+//! - *Deferred pairs.* After a probe, the pairs it never had to test on
+//!   their meshes (their boxes apart at every probed configuration) get
+//!   their first tests only once the other pairs' entries are all done:
+//!   a free segment tests every pair anyway, and a colliding one mostly
+//!   collides where the probe found the objects close, so its collision
+//!   comes before most pairs cost a distance query.
 //! - *Targeted bounds.* Each distance query knows the bound Lemma 1 needs
 //!   there (at the centre, the larger half's λ plus the pad; at an end or
 //!   a midpoint, what the sub-segments need beyond their other end's
@@ -432,14 +438,28 @@ struct SegmentWork {
     /// η of whole pairs at nodes, `(pair, node) → η` (REFINED variant:
     /// several pairs of leaves of one pair share a midpoint).
     pair_etas: HashMap<(u32, usize), f64>,
+    /// Kept pairs whose first tests wait until the queue empties: after a
+    /// probe, those it never had to test on their meshes (see *Deferred
+    /// pairs* in the module docs).
+    deferred: Vec<u32>,
 }
 
 impl SegmentWork {
     /// A segment whose last entry was just proven without new ones is
     /// free (as a pop finding its queue empty would conclude).
     fn settle_if_empty(&mut self) {
-        if self.queue.is_empty() {
+        if self.queue.is_empty() && self.deferred.is_empty() {
             self.verdict = Verdict::Free;
+        }
+    }
+
+    /// The segment's key in the path queue: its top entry's, or the
+    /// largest a key can be while deferred pairs wait for their first
+    /// tests; `None` when nothing is left.
+    fn top_key(&self) -> Option<f64> {
+        match self.queue.peek() {
+            Some(e) => Some(e.key),
+            None => (!self.deferred.is_empty()).then_some(1.0),
         }
     }
 
@@ -660,7 +680,7 @@ impl<'a> PathChecker<'a> {
             .filter_map(|k| {
                 let w = &works[slot[k]].1;
                 (w.verdict == Verdict::Pending)
-                    .then(|| w.queue.peek().map(|e| (TopKey(e.key), Reverse(k))))
+                    .then(|| w.top_key().map(|key| (TopKey(key), Reverse(k))))
                     .flatten()
             })
             .collect();
@@ -679,8 +699,8 @@ impl<'a> PathChecker<'a> {
             self.scene.pop_one(work, &mut self.ws, stats)?;
             match work.verdict {
                 Verdict::Collides(..) => limit = k,
-                Verdict::Pending => match work.queue.peek() {
-                    Some(e) => path_queue.push((TopKey(e.key), Reverse(k))),
+                Verdict::Pending => match work.top_key() {
+                    Some(key) => path_queue.push((TopKey(key), Reverse(k))),
                     // Every entry proven: nothing left to pop.
                     None => work.verdict = Verdict::Free,
                 },
@@ -1256,6 +1276,7 @@ impl Scene<'_> {
             setup: PathStats::default(),
             probe_levels: 0,
             pair_etas: HashMap::new(),
+            deferred: Vec::new(),
         };
         let n0 = self.node(&mut work, 0.0, stats)?;
         let n1 = self.node(&mut work, 1.0, stats)?;
@@ -1377,7 +1398,6 @@ impl Scene<'_> {
     ) -> Result<SegmentWork, BisectionError> {
         let mut stats = PathStats::default();
         let mut work = self.prepare(qa, qb, &mut stats)?;
-        let eps = self.options.clearance;
         let sm = 0.5;
         let ends = [
             self.node(&mut work, 0.0, &mut stats)?,
@@ -1391,12 +1411,16 @@ impl Scene<'_> {
         // distance bounds for every pair at both ends. (Containment is left
         // to the tests below.) Short segments, which rarely collide there,
         // skip it.
+        // Pairs tested on their meshes somewhere on the probe.
+        let mut touched = vec![false; self.pairs.len()];
         for level in 1..=work.probe_levels {
             let step = 0.5_f64.powi(level as i32);
             for k in (1..1u32 << level).step_by(2) {
                 let s = f64::from(k) * step;
                 let n = self.node(&mut work, s, &mut stats)?;
-                if let Some(p) = self.discrete_at(&work, n, false, ws, &mut stats)? {
+                if let Some(p) =
+                    self.discrete_at(&work, n, false, Some(&mut touched), ws, &mut stats)?
+                {
                     work.verdict = Verdict::Collides(s, p);
                     stats.pairs = work.setup.pairs;
                     stats.pairs_after_prepass = work.setup.pairs_after_prepass;
@@ -1405,6 +1429,38 @@ impl Scene<'_> {
                 }
             }
         }
+        // After a probe, the pairs it never had to test on their meshes
+        // (boxes apart at every probed configuration) wait: a colliding
+        // segment's collision is most likely among the others, and a free
+        // segment tests every pair anyway.
+        let pairs = if work.probe_levels > 0 && touched.iter().any(|&t| t) {
+            let (hot, cold): (Vec<u32>, Vec<u32>) =
+                work.pairs.iter().partition(|&&p| touched[p as usize]);
+            work.deferred = cold;
+            hot
+        } else {
+            work.pairs.clone()
+        };
+        self.first_tests(&mut work, &pairs, ends, ws, &mut stats)?;
+        stats.pairs = work.setup.pairs;
+        stats.pairs_after_prepass = work.setup.pairs_after_prepass;
+        work.setup = stats;
+        Ok(work)
+    }
+
+    /// The first tests of `pairs` (see [`Scene::set_up`]), centre first,
+    /// on a segment whose nodes `ends` are at `s = 0, ½, 1`: each pair is
+    /// proven, or its entries are queued, or the segment collides.
+    fn first_tests(
+        &self,
+        work: &mut SegmentWork,
+        pairs: &[u32],
+        ends: [usize; 3],
+        ws: &mut Workspaces,
+        stats: &mut PathStats,
+    ) -> Result<(), BisectionError> {
+        let eps = self.options.clearance;
+        let sm = 0.5;
         // The world boxes of the links at the centre: a pair whose boxes
         // are farther apart than it needs is proven with no distance query
         // (the meshes lie in their boxes, so no part is inside the other).
@@ -1414,7 +1470,7 @@ impl Scene<'_> {
         let mut pending: Vec<(u32, Option<f64>, f64, f64)> = Vec::new();
         // Each link's λ on either half, shared by its obstacle pairs.
         let mut halves: Vec<Option<(f64, f64)>> = vec![None; self.body.tree().len()];
-        for &p in &work.pairs {
+        for &p in pairs {
             let pair = self.pairs[p as usize];
             let node = &work.nodes[ends[1]];
             let (first, last) = (&work.nodes[ends[0]], &work.nodes[ends[2]]);
@@ -1446,7 +1502,7 @@ impl Scene<'_> {
             if let (Object::Obstacle(o), Some(a)) = (pair.other, mid_boxes[pair.link])
                 && !self.obstacle_tops[o].near(&a, need)
             {
-                if self.contained(pair, node, &mut stats)? {
+                if self.contained(pair, node, stats)? {
                     work.verdict = Verdict::Collides(sm, p);
                     break;
                 }
@@ -1466,10 +1522,10 @@ impl Scene<'_> {
             // (no targeted descent: it would fail as the boxes did).
             let target = match (
                 self.options.refined,
-                self.apart(pair, node, need, ws, &mut stats)?,
+                self.apart(pair, node, need, ws, stats)?,
             ) {
                 (false, Some(true)) => {
-                    if self.contained(pair, node, &mut stats)? {
+                    if self.contained(pair, node, stats)? {
                         work.verdict = Verdict::Collides(sm, p);
                         break;
                     }
@@ -1478,14 +1534,8 @@ impl Scene<'_> {
                 (false, Some(false)) => None,
                 _ => Some(need),
             };
-            let eta = self.eta(
-                pair,
-                node,
-                Ask::new(eps, work.extent, target),
-                ws,
-                &mut stats,
-            )?;
-            if eta <= 0.0 || self.contained(pair, node, &mut stats)? {
+            let eta = self.eta(pair, node, Ask::new(eps, work.extent, target), ws, stats)?;
+            if eta <= 0.0 || self.contained(pair, node, stats)? {
                 work.verdict = Verdict::Collides(sm, p);
                 break;
             }
@@ -1512,11 +1562,11 @@ impl Scene<'_> {
                     };
                     let ask = Ask::new(eps, work.extent, need);
                     let node = &work.nodes[n];
-                    let eta = self.eta(pair, node, ask, ws, &mut stats)?;
+                    let eta = self.eta(pair, node, ask, ws, stats)?;
                     // A pair not tested at the centre is tested for
                     // containment at its start.
                     if eta <= 0.0
-                        || (e == 0 && eta_m.is_none() && self.contained(pair, node, &mut stats)?)
+                        || (e == 0 && eta_m.is_none() && self.contained(pair, node, stats)?)
                     {
                         work.verdict = Verdict::Collides(if e == 0 { 0.0 } else { 1.0 }, p);
                         break 'ends;
@@ -1547,15 +1597,10 @@ impl Scene<'_> {
                         None => push(work.full_lambda[p as usize], 0.0, 1.0, eta0, eta1),
                     }
                 }
-                if work.queue.is_empty() {
-                    work.verdict = Verdict::Free;
-                }
+                work.settle_if_empty();
             }
         }
-        stats.pairs = work.setup.pairs;
-        stats.pairs_after_prepass = work.setup.pairs_after_prepass;
-        work.setup = stats;
-        Ok(work)
+        Ok(())
     }
 
     /// One step of ADAPTIVE-BISECTION (M2 Fig. 2, step 2) on a pending
@@ -1567,14 +1612,28 @@ impl Scene<'_> {
         stats: &mut PathStats,
     ) -> Result<(), BisectionError> {
         let Some(e) = work.queue.pop() else {
-            work.verdict = Verdict::Free;
-            return Ok(());
+            // The deferred pairs' first tests, once every other entry is
+            // done; they go back if these fail.
+            if work.deferred.is_empty() {
+                work.verdict = Verdict::Free;
+                return Ok(());
+            }
+            let pairs = std::mem::take(&mut work.deferred);
+            let ends = [0.0, 0.5, 1.0].map(|s| self.node(work, s, stats));
+            let tested = match ends {
+                [Ok(a), Ok(m), Ok(b)] => self.first_tests(work, &pairs, [a, m, b], ws, stats),
+                [Err(e), ..] | [_, Err(e), _] | [.., Err(e)] => Err(e),
+            };
+            if tested.is_err() {
+                work.queue.clear();
+                work.deferred = pairs;
+                work.verdict = Verdict::Pending;
+            }
+            return tested;
         };
         stats.queue_pops += 1;
         if e.lambda + work.pair_pad(e.pair) < e.eta0 + e.eta1 {
-            if work.queue.is_empty() {
-                work.verdict = Verdict::Free;
-            }
+            work.settle_if_empty();
             return Ok(());
         }
         if self.options.refined {
@@ -1798,9 +1857,7 @@ impl Scene<'_> {
         let proven = |c: &Entry| c.lambda + pad < c.eta0 + c.eta1;
         work.queue
             .extend(entries.into_iter().filter(|c| !proven(c)));
-        if work.queue.is_empty() {
-            work.verdict = Verdict::Free;
-        }
+        work.settle_if_empty();
         Ok(true)
     }
 
@@ -1814,7 +1871,7 @@ impl Scene<'_> {
         stats: &mut PathStats,
     ) -> Result<Option<(f64, u32)>, BisectionError> {
         let n = self.node(work, s, stats)?;
-        if let Some(p) = self.discrete_at(work, n, true, ws, stats)? {
+        if let Some(p) = self.discrete_at(work, n, true, None, ws, stats)? {
             return Ok(Some((s, p)));
         }
         // Fixed resolution visits each midpoint once: keep no nodes.
@@ -1832,6 +1889,7 @@ impl Scene<'_> {
         work: &SegmentWork,
         n: usize,
         containment: bool,
+        mut touched: Option<&mut [bool]>,
         ws: &mut Workspaces,
         stats: &mut PathStats,
     ) -> Result<Option<u32>, BisectionError> {
@@ -1853,6 +1911,9 @@ impl Scene<'_> {
                     return Ok(Some(p));
                 }
                 continue;
+            }
+            if let Some(t) = touched.as_deref_mut() {
+                t[p as usize] = true;
             }
             if self.overlaps(pair, node, containment, ws, stats)? {
                 return Ok(Some(p));

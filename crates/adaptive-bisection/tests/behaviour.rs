@@ -183,7 +183,8 @@ fn clearance_reports_near_misses() {
 }
 
 /// The pre-pass drops pairs whose swept spheres never meet; shared
-/// forward kinematics evaluates each configuration once.
+/// forward kinematics evaluates each configuration once; pairs the probe
+/// never tested on their meshes wait while the others find the collision.
 #[test]
 fn prepass_and_shared_kinematics() {
     let body = arm();
@@ -211,7 +212,14 @@ fn prepass_and_shared_kinematics() {
         "{:?}",
         r.stats
     );
-    assert!(r.stats.greedy_calls >= r.stats.forward_kinematics);
+    // The pairs the probe never tested on their meshes wait: the
+    // collision is found before every pair gets its bounds at the centre
+    // and both ends.
+    assert!(
+        r.stats.greedy_calls < 3 * r.stats.pairs_after_prepass as u64,
+        "{:?}",
+        r.stats
+    );
 }
 
 /// The REFINED variant: the near miss is free at ε = 0 and a collision at
