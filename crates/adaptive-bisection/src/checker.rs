@@ -67,7 +67,9 @@
 //!   box meets one of the obstacle's *top boxes* (the world boxes of the
 //!   top six levels of its OBB tree, computed once: [`TopBoxes`]), so an
 //!   obstacle that spans the scene while its parts are thin (a cage of
-//!   bars) costs a few box tests where the link is far from its parts. An intersection is a certified collision,
+//!   bars) costs a few box tests where the link is far from its parts;
+//!   where it is near, the mesh test starts from the parts near it
+//!   ([`collide_below`]), not from the obstacle's root. An intersection is a certified collision,
 //!   found for a few overlap tests rather than distance bounds for every
 //!   pair, and the probed configurations are the bisection's own
 //!   midpoints, so their forward kinematics is reused. The probe only ever
@@ -181,7 +183,7 @@ use std::collections::{BinaryHeap, HashMap};
 
 use armature_bvh_geometry::query::{
     CollideMode, CollideWorkspace, DistanceWorkspace, GreedyDistanceOptions, MeshObject, apart_by,
-    collide, containment, distance_rss_rss, greedy_distance, relative_pose,
+    collide, collide_below, containment, distance_rss_rss, greedy_distance, relative_pose,
 };
 use armature_bvh_geometry::{
     Aabb, ArticulatedBody, Bvh, BvhVolume, DisabledPairs, LinkGeometry, LinkGroups, Obstacle,
@@ -523,6 +525,9 @@ impl Ask {
 struct Workspaces {
     distance: DistanceWorkspace,
     collide: CollideWorkspace,
+    /// An obstacle's tree nodes near a link's box (the mesh test starts
+    /// there).
+    near_nodes: Vec<u32>,
 }
 
 /// Adaptive-bisection path checker over one body and its static obstacles
@@ -1170,11 +1175,15 @@ impl Scene<'_> {
     }
 
     /// The discrete check of a pair: triangles meet, or (with
-    /// `containment`) a part inside a closed mesh.
+    /// `containment`) a part inside a closed mesh. With `below_near`, the
+    /// other object is an obstacle and only its triangles below the nodes
+    /// in `ws.near_nodes` are tested (those near the link's box: the
+    /// others cannot meet it).
     fn overlaps(
         &self,
         pair: Pair,
         node: &Node,
+        below_near: bool,
         containment: bool,
         ws: &mut Workspaces,
         stats: &mut PathStats,
@@ -1183,7 +1192,11 @@ impl Scene<'_> {
         stats.discrete_checks += 1;
         let a = MeshObject::new(&ga.mesh, &ga.obb_tree, pa)?;
         let b = MeshObject::new(&gb.mesh, &gb.obb_tree, pb)?;
-        let c = collide(&a, &b, CollideMode::First, &mut ws.collide);
+        let c = if below_near {
+            collide_below(&a, &b, &ws.near_nodes, CollideMode::First, &mut ws.collide)
+        } else {
+            collide(&a, &b, CollideMode::First, &mut ws.collide)
+        };
         stats.bv_tests += c.stats.bv_tests;
         stats.triangle_tests += c.stats.triangle_tests;
         if c.colliding {
@@ -1902,20 +1915,28 @@ impl Scene<'_> {
             {
                 continue;
             }
-            // Far from the obstacle's top boxes: no triangle pair meets
-            // (containment, if asked, is still tested).
-            if let (Object::Obstacle(o), Some(a)) = (pair.other, boxes[pair.link])
-                && !self.obstacle_tops[o].near(&a, 0.0)
-            {
-                if containment && self.contained(pair, node, stats)? {
-                    return Ok(Some(p));
+            // An obstacle: only the parts near the link's box are tested;
+            // none near, no triangle pair meets (containment, if asked, is
+            // still tested).
+            let near = match (pair.other, boxes[pair.link]) {
+                (Object::Obstacle(o), Some(a)) => {
+                    let mut nodes = std::mem::take(&mut ws.near_nodes);
+                    let any = self.obstacle_tops[o].near_nodes(&a, 0.0, &mut nodes);
+                    ws.near_nodes = nodes;
+                    if !any {
+                        if containment && self.contained(pair, node, stats)? {
+                            return Ok(Some(p));
+                        }
+                        continue;
+                    }
+                    true
                 }
-                continue;
-            }
+                _ => false,
+            };
             if let Some(t) = touched.as_deref_mut() {
                 t[p as usize] = true;
             }
-            if self.overlaps(pair, node, containment, ws, stats)? {
+            if self.overlaps(pair, node, near, containment, ws, stats)? {
                 return Ok(Some(p));
             }
         }

@@ -1,6 +1,7 @@
 //! Mesh–mesh queries against brute force over every triangle pair (no
 //! hierarchy, the primitive triangle tests in the first object's frame):
-//! collide finds exactly the brute-force pairs, the exact distance is the
+//! collide finds exactly the brute-force pairs (also started from the top
+//! boxes near the first object), the exact distance is the
 //! brute-force minimum and its witnesses realise it on the named triangles,
 //! GREEDY-DIST never exceeds it, the approximate distance is within its
 //! relative error, and within-tolerance agrees. Soups (slivers included) and
@@ -11,8 +12,9 @@ mod mesh_query_support;
 
 use armature_bvh_geometry::query::{
     CollideMode, CollideWorkspace, DistanceCache, DistanceWorkspace, GreedyDistanceOptions,
-    GreedyStatus, MeshObject, apart_by, approximate_distance, capped_distance, collide, distance,
-    distance_point_triangle, greedy_distance, relative_pose, within_distance,
+    GreedyStatus, MeshObject, apart_by, approximate_distance, capped_distance, collide,
+    collide_below, distance, distance_point_triangle, greedy_distance, relative_pose,
+    within_distance,
 };
 use armature_bvh_geometry::{Bvh, BvhOptions, GeometryError, Obb, Rss, SplitRule, TriMesh};
 use glam::{DAffine3, DVec3};
@@ -109,6 +111,23 @@ proptest! {
         let mut pairs = ws.pairs().to_vec();
         pairs.sort_unstable();
         prop_assert_eq!(&pairs, &brute);
+        // Started from B's top boxes near A's world box, at every depth:
+        // the same set (the cut partitions B's triangles, and a triangle
+        // of B meeting A lies in a box that meets A's box).
+        let a_box = ba.root().bv.world_box(&c.ta);
+        let mut near = Vec::new();
+        for levels in [0, 1, 3, 12] {
+            let top = bb.top_boxes(&c.tb, levels);
+            let any = top.near_nodes(&a_box, 0.0, &mut near);
+            prop_assert_eq!(any, top.near(&a_box, 0.0));
+            let below = collide_below(&oa, &ob, &near, CollideMode::All, &mut ws);
+            let mut pairs = ws.pairs().to_vec();
+            pairs.sort_unstable();
+            prop_assert_eq!(&pairs, &brute, "levels {}", levels);
+            prop_assert_eq!(below.colliding, !brute.is_empty());
+            let first = collide_below(&oa, &ob, &near, CollideMode::First, &mut ws);
+            prop_assert_eq!(first.colliding, !brute.is_empty());
+        }
     }
 
     #[test]

@@ -55,6 +55,8 @@ pub struct TopBoxes {
     /// (the second follows it), [`NO_CHILDREN`] at the deepest level kept
     /// and at leaves.
     nodes: Vec<(Aabb, u32)>,
+    /// The tree's node id behind each box.
+    ids: Vec<u32>,
 }
 
 /// Marks a node whose children are not kept.
@@ -73,25 +75,51 @@ impl TopBoxes {
         self.nodes.is_empty()
     }
 
-    /// Whether `b` grown by `margin` overlaps a box of the deepest level
-    /// kept or of a leaf above it: `false` proves every triangle more than
-    /// `margin` from every point of `b` (see the type's guarantee). A
+    /// Whether `b` grown by `margin` (`≥ 0`) overlaps a box of the deepest
+    /// level kept or of a leaf above it: `false` proves every triangle more
+    /// than `margin` from every point of `b` (see the type's guarantee). A
     /// negative or NaN margin counts as 0.
     #[must_use]
     pub fn near(&self, b: &Aabb, margin: f64) -> bool {
+        self.walk(b, margin, |_| true)
+    }
+
+    /// The tree's node ids (into [`Bvh::nodes`]) of the boxes of the deepest
+    /// level kept, or of leaves above it, that `b` grown by `margin` overlaps,
+    /// appended to `out` (cleared first); `true` when there is one. Every
+    /// triangle within `margin` of `b` lies below one of them, so a query
+    /// about `b` can start from these nodes (see
+    /// [`crate::query::collide_below`]).
+    pub fn near_nodes(&self, b: &Aabb, margin: f64, out: &mut Vec<u32>) -> bool {
+        out.clear();
+        self.walk(b, margin, |id| {
+            out.push(id);
+            false
+        });
+        !out.is_empty()
+    }
+
+    /// Depth first over the boxes `b` (grown by `margin`) overlaps, calling
+    /// `found` with the tree id of each terminal one; stops when it returns
+    /// `true`, and returns whether it did.
+    fn walk(&self, b: &Aabb, margin: f64, mut found: impl FnMut(u32) -> bool) -> bool {
         let b = if margin > 0.0 { b.inflated(margin) } else { *b };
-        // Depth first with both children pushed: at most one pending
-        // sibling per level below the root, plus the pair just pushed.
+        // Both children pushed: at most one pending sibling per level below
+        // the root, plus the pair just pushed.
         let mut stack = [0_u32; MAX_TOP_BOX_LEVELS as usize + 2];
         let mut len = usize::from(!self.nodes.is_empty());
         while len > 0 {
             len -= 1;
-            let (bx, first) = self.nodes[stack[len] as usize];
+            let i = stack[len] as usize;
+            let (bx, first) = self.nodes[i];
             if !bx.overlaps(&b) {
                 continue;
             }
             if first == NO_CHILDREN {
-                return true;
+                if found(self.ids[i]) {
+                    return true;
+                }
+                continue;
             }
             stack[len] = first + 1;
             stack[len + 1] = first;
@@ -111,10 +139,10 @@ impl Bvh<Obb> {
         let tree = self.nodes();
         let mut nodes = Vec::new();
         // The tree node behind each kept box, and its level.
-        let mut source = Vec::new();
+        let mut source: Vec<(usize, u32)> = Vec::new();
         if let Some(root) = tree.first() {
             nodes.push((root.bv.world_box(pose), NO_CHILDREN));
-            source.push((0_usize, 0_u32));
+            source.push((0, 0));
         }
         let mut k = 0;
         while k < source.len() {
@@ -132,6 +160,11 @@ impl Bvh<Obb> {
             }
             k += 1;
         }
-        TopBoxes { nodes }
+        // Node ids fit `u32` where the boxes do (at most `2^13 − 1`).
+        let ids = source
+            .iter()
+            .map(|&(i, _)| u32::try_from(i).unwrap_or(u32::MAX))
+            .collect();
+        TopBoxes { nodes, ids }
     }
 }

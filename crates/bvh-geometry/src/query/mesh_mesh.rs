@@ -337,20 +337,64 @@ pub fn collide<BV: OverlapVolume>(
     mode: CollideMode,
     ws: &mut CollideWorkspace,
 ) -> MeshCollision {
-    let mut stats = QueryStats::default();
-    ws.stack.clear();
     ws.pairs.clear();
     let rel = relative_pose(&a.pose, &b.pose);
-    stats.bv_tests += 1;
     if roots_apart(a, b, &rel) {
         return MeshCollision {
             colliding: false,
             first: None,
-            stats,
+            stats: QueryStats {
+                bv_tests: 1,
+                ..QueryStats::default()
+            },
         };
     }
-    let p = Posed::with_rel(a, b, rel);
-    ws.stack.push([0, 0]);
+    let mut c = descend(&Posed::with_rel(a, b, rel), &[0], mode, ws);
+    c.stats.bv_tests += 1;
+    c
+}
+
+/// [`collide`] on the triangles of `b` below the nodes `b_nodes` (ids into
+/// `b`'s hierarchy, [`crate::Bvh::nodes`]) against all of `a`'s: the
+/// descent starts from the pairs (A's root, each node), so the levels of
+/// B above them cost nothing. Meant for nodes already known to hold every
+/// triangle of `b` that can meet `a` (those of [`crate::TopBoxes::near_nodes`]
+/// for `a`'s world box).
+///
+/// **Guarantee.** The pairs found are exactly those of [`collide`] whose
+/// triangle of `b` lies below one of `b_nodes` (a triangle below two of
+/// them is reported twice in [`CollideMode::All`]). Ids outside the
+/// hierarchy are skipped.
+pub fn collide_below<BV: OverlapVolume>(
+    a: &MeshObject<'_, BV>,
+    b: &MeshObject<'_, BV>,
+    b_nodes: &[u32],
+    mode: CollideMode,
+    ws: &mut CollideWorkspace,
+) -> MeshCollision {
+    ws.pairs.clear();
+    descend(&Posed::new(a, b), b_nodes, mode, ws)
+}
+
+/// The simultaneous descent of [`collide`] from the pairs (A's root, each
+/// of B's `seeds`).
+fn descend<BV: OverlapVolume>(
+    p: &Posed<'_, '_, BV>,
+    seeds: &[u32],
+    mode: CollideMode,
+    ws: &mut CollideWorkspace,
+) -> MeshCollision {
+    let (a, b) = (p.a, p.b);
+    let count = b.bvh.nodes().len();
+    let mut stats = QueryStats::default();
+    ws.stack.clear();
+    ws.stack.extend(
+        seeds
+            .iter()
+            .rev()
+            .filter(|&&j| (j as usize) < count)
+            .map(|&j| [0, j]),
+    );
     'pairs: while let Some([ia, ib]) = ws.stack.pop() {
         let (na, nb) = (p.node_a(ia), p.node_b(ib));
         let bv_b = p.bv_b(ib);

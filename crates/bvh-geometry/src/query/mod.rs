@@ -101,7 +101,7 @@ pub use containment::{
 };
 pub use mesh_mesh::{
     CollideMode, CollideWorkspace, DistanceVolume, MeshCollision, MeshObject, MeshSeparation,
-    OverlapVolume, QueryStats, RIGID_TOLERANCE, apart_by, collide, relative_pose,
+    OverlapVolume, QueryStats, RIGID_TOLERANCE, apart_by, collide, collide_below, relative_pose,
 };
 pub use mesh_mesh_distance::{
     CappedDistance, DistanceCache, DistanceWorkspace, GreedyDistance, GreedyDistanceOptions,
