@@ -1361,13 +1361,13 @@ impl Scene<'_> {
             }
             work.setup.pairs_after_prepass += 1;
             work.pairs.push(u32::try_from(p).unwrap_or(u32::MAX));
-            // Two links: the plain relative bound, a fraction of the posed
-            // one's cost for the many link pairs of a long chain; over a
-            // whole segment the poses gain little, and this bound serves
-            // the pad and the pairs that start from their ends.
+            // Two links: the sum of their bounds (M2's own Lemma 1), which
+            // serves the pad; a pair that starts from its ends tightens it
+            // to the relative bound then (`Scene::first_tests`), most never
+            // need it.
             work.full_lambda[p] = match pair.other {
                 Object::Obstacle(_) => lambdas[pair.link],
-                Object::Link(j) => self.lambda.lambda_relative(pair.link, j, qa, qb)?,
+                Object::Link(j) => lambdas[pair.link] + lambdas[j],
             };
         }
         work.extent = extent;
@@ -1527,6 +1527,16 @@ impl Scene<'_> {
             // be the first split's, and computing it first costs a third
             // query per pair.
             if need >= self.distance_upper_bound(pair, node)? {
+                // Two links on the whole segment: the plain relative bound,
+                // a fraction of the posed one's cost for the many link
+                // pairs of a long chain (over a whole segment the poses
+                // gain little).
+                if let Object::Link(j) = pair.other {
+                    let (qa, qb) = (&work.nodes[ends[0]].q, &work.nodes[ends[2]].q);
+                    let relative = self.lambda.lambda_relative(pair.link, j, qa, qb)?;
+                    let full = &mut work.full_lambda[p as usize];
+                    *full = full.min(relative);
+                }
                 pending.push((p, None, left, right));
                 continue;
             }
