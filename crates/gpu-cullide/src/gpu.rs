@@ -116,6 +116,14 @@ const MAX_PARTNER_BOXES: usize = 32;
 /// Indices the round index buffer starts with (it grows as needed).
 const INITIAL_INDICES: u64 = 1 << 16;
 
+/// How many GPU devices this process has opened: every [`GpuCullide`]
+/// shares the first one (drivers limit how many a process may open), so
+/// this is 1 once one instance opened, however many were made.
+#[must_use]
+pub fn devices_opened() -> usize {
+    adapter::devices_opened()
+}
+
 /// Whether `ARMATURE_REQUIRE_GPU=1` is set: tests then fail instead of
 /// skipping when no adapter opens.
 #[must_use]
@@ -255,6 +263,10 @@ impl GpuCullide {
     /// native ones otherwise; `WGPU_ADAPTER_NAME` keeps adapters whose name
     /// contains it; `WGPU_POWER_PREF` (`low` or `high`) orders integrated
     /// and discrete GPUs. Software adapters are accepted, ranked last.
+    /// The first instance of a process opens the device and every later
+    /// one shares it (these variables are read then): drivers limit how
+    /// many devices a process may open, the NVIDIA Vulkan driver to about
+    /// 30 (see [`devices_opened`]).
     ///
     /// # Errors
     /// [`CullideError::InvalidOption`] for options out of range;
@@ -303,14 +315,11 @@ impl GpuCullide {
 
         let opened = adapter::open(options.resolution)?;
         let device = opened.device;
-        let uncaptured = Arc::new(Mutex::new(None::<String>));
-        {
-            let sink = Arc::clone(&uncaptured);
-            device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
-                if let Ok(mut slot) = sink.lock() {
-                    slot.get_or_insert_with(|| e.to_string());
-                }
-            }));
+        // The shared device's error slot: an error left by another
+        // instance is not this one's.
+        let uncaptured = opened.uncaptured;
+        if let Ok(mut slot) = uncaptured.lock() {
+            slot.take();
         }
         let limits = device.limits();
         bytes_of_triangles(packed.len(), &limits, "environment")?;

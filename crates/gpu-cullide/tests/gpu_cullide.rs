@@ -11,7 +11,7 @@ use std::time::Instant;
 use armature_bvh_geometry::body::Obstacle;
 use armature_bvh_geometry::mesh::{DegeneratePolicy, MeshOptions, TriMesh};
 use armature_bvh_geometry::query::{distance_point_triangle, distance_triangle_triangle};
-use armature_gpu_cullide::gpu::{GpuCullide, gpu_required};
+use armature_gpu_cullide::gpu::{GpuCullide, devices_opened, gpu_required};
 use armature_gpu_cullide::{
     Bounds, CullResult, CullideError, CullideOptions, Environment, EnvironmentObject, SweptVolume,
 };
@@ -491,6 +491,22 @@ fn rotation(rng: &mut Rng) -> glam::DQuat {
         glam::DQuat::IDENTITY
     } else {
         q.normalize()
+    }
+}
+
+/// Instances share the process's one device: a driver may refuse a
+/// process more than a few dozen (the NVIDIA Vulkan driver stopped
+/// enumerating adapters at the 31st), and the random-soup test alone makes
+/// 200 instances.
+#[test]
+fn instances_share_one_device() {
+    let env = unit_cube_env();
+    for k in 0..60 {
+        let Some(gpu) = open(&env, &fine()) else {
+            return;
+        };
+        assert!(!gpu.adapter_name().is_empty());
+        assert_eq!(devices_opened(), 1, "instance {k}");
     }
 }
 

@@ -3,7 +3,8 @@
 
 use std::future::Future;
 use std::pin::pin;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll, Wake, Waker};
 use std::thread::{self, Thread};
 
@@ -37,12 +38,34 @@ pub(super) fn block_on<F: Future>(future: F) -> F::Output {
     }
 }
 
-/// An opened device.
+/// An opened device (clones share it).
+#[derive(Clone)]
 pub(super) struct Opened {
     pub(super) device: wgpu::Device,
     pub(super) queue: wgpu::Queue,
     /// `name (Backend)`.
     pub(super) name: String,
+    /// The device's first uncaptured error since it was last taken (its
+    /// one handler, installed at opening, writes here).
+    pub(super) uncaptured: Arc<Mutex<Option<String>>>,
+}
+
+/// The device the process's CULLIDE instances share, once one opened.
+///
+/// Opening a device per instance costs a driver instance each time, and
+/// some drivers stop enumerating adapters after a few dozen of those in
+/// one process (the NVIDIA Vulkan driver did after 30, even with every
+/// earlier instance dropped), so the first device opened is kept and
+/// shared; wgpu devices and queues are shareable across threads.
+static SHARED: Mutex<Option<Opened>> = Mutex::new(None);
+
+/// Devices opened by this process (see [`devices_opened`]).
+static OPENED: AtomicUsize = AtomicUsize::new(0);
+
+/// How many devices this process has opened: 1 once the first
+/// [`crate::gpu::GpuCullide`] opened, whatever the number of instances.
+pub(super) fn devices_opened() -> usize {
+    OPENED.load(Ordering::Relaxed)
 }
 
 /// The native back ends tried when `WGPU_BACKEND` is not set.
@@ -141,6 +164,26 @@ pub(super) fn open(resolution: u32) -> Result<Opened, CullideError> {
             "disabled by ARMATURE_GPU=off".to_owned(),
         ));
     }
+    let mut shared = SHARED.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(opened) = shared.as_ref() {
+        let widest = opened.device.limits().max_texture_dimension_2d;
+        if widest < resolution {
+            return Err(CullideError::NoAdapter(format!(
+                "{}: its textures are at most {widest} pixels wide, the resolution is {resolution}",
+                opened.name
+            )));
+        }
+        return Ok(opened.clone());
+    }
+    let opened = open_new(resolution)?;
+    OPENED.fetch_add(1, Ordering::Relaxed);
+    *shared = Some(opened.clone());
+    Ok(opened)
+}
+
+/// Opens a new device (see [`open`]; the environment is read here, so at
+/// the first opening in a process).
+fn open_new(resolution: u32) -> Result<Opened, CullideError> {
     let backends = match wgpu::Backends::from_env() {
         Some(b) if b.is_empty() => {
             return Err(CullideError::NoAdapter(format!(
@@ -195,9 +238,19 @@ pub(super) fn open(resolution: u32) -> Result<Opened, CullideError> {
         ..Default::default()
     }))
     .map_err(|e| CullideError::NoAdapter(format!("{name}: cannot open a device: {e}")))?;
+    let uncaptured = Arc::new(Mutex::new(None::<String>));
+    {
+        let sink = Arc::clone(&uncaptured);
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            if let Ok(mut slot) = sink.lock() {
+                slot.get_or_insert_with(|| e.to_string());
+            }
+        }));
+    }
     Ok(Opened {
         device,
         queue,
         name,
+        uncaptured,
     })
 }
