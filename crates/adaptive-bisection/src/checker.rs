@@ -595,13 +595,13 @@ pub struct PathChecker<'a> {
 }
 
 fn link_geometry(body: &ArticulatedBody, link: usize) -> Result<&LinkGeometry, BisectionError> {
-    body.link_geometry(link)?.ok_or(BisectionError::Geometry(
-        armature_bvh_geometry::GeometryError::IndexOutOfBounds {
+    body.link_geometry(link)?.ok_or_else(|| {
+        BisectionError::Geometry(armature_bvh_geometry::GeometryError::IndexOutOfBounds {
             what: "link with geometry",
             index: link,
             len: body.links().len(),
-        },
-    ))
+        })
+    })
 }
 
 impl<'a> PathChecker<'a> {
