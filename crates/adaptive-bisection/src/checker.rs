@@ -480,12 +480,14 @@ struct DescentCosts {
 /// judge the targeted ones.
 const DESCENTS_BEFORE_JUDGING: u64 = 4;
 
-/// A split asks for a targeted descent only while the segment's plain
-/// descents cost at least this share of its targeted ones.
+/// A first test or a split of the plain variant asks for a targeted
+/// descent only while the segment's plain descents cost at least this
+/// share of its targeted ones.
 const TARGETED_WORTH: f64 = 0.3;
 
 impl DescentCosts {
-    /// Whether a split should ask for a targeted descent: until both kinds
+    /// Whether a first test or a split should ask for a targeted descent
+    /// (the REFINED variant always does): until both kinds
     /// have a few calls, yes; then only while a plain descent costs at
     /// least [`TARGETED_WORTH`] of a targeted one (cheap plain descents
     /// make splitting further cheaper than proving at once).
