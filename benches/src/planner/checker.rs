@@ -132,6 +132,7 @@ impl<'s> AdaptiveChecker<'s> {
         let pipeline = Pipeline::builder()
             .path_clearance(clearance)
             .locate_path_collision(false)
+            .earliest_path_collision(false)
             .build()?;
         Self::new(&pipeline, scene)
     }

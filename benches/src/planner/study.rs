@@ -198,7 +198,10 @@ pub fn rho_study(
 ) -> Result<StudyReport, PlannerError> {
     config.validate()?;
     let space = ConfigSpace::from_scene(scene)?;
-    let plain = Pipeline::builder().locate_path_collision(false).build()?;
+    let plain = Pipeline::builder()
+        .locate_path_collision(false)
+        .earliest_path_collision(false)
+        .build()?;
     let planner = Planner::new(scene, &plain, space, config.planner.clone())?;
     let mut verifier = plain.prepare_paths(scene)?;
 
@@ -280,6 +283,7 @@ pub fn rho_study(
     let pipeline = Pipeline::builder()
         .path_clearance(config.adaptive_clearance)
         .locate_path_collision(false)
+        .earliest_path_collision(false)
         .build()?;
     let mut checker = AdaptiveChecker::new(&pipeline, scene)?;
     let mut adaptive = AdaptiveSummary {

@@ -123,13 +123,27 @@
 //!   closer than `ε` at a configuration the check evaluates are reported
 //!   as [`PathStatus::Collides`] (the segment's ends always count as
 //!   evaluated; in between, Lemma 1 certifies that nothing touches).
+//! - *Lazy first tests.* The set-up of a segment is its pre-pass and its
+//!   probe; the kept pairs' first tests (*Centre first* above) are the
+//!   segment's first
+//!   pop, so a path query that meets a collision elsewhere first never
+//!   pays for them.
 //! - *Paths* (M2 §II.D): one queue per segment and a path queue ordered by
 //!   the segments' first entries; one pop at a time goes to the segment on
 //!   top. When a segment collides, only the segments before it are
-//!   finished (to name the earliest colliding segment); the others keep
+//!   finished (to name the earliest colliding segment), and segments after
+//!   the earliest one known to collide are not set up; the others keep
 //!   their queues in the checker's cache, keyed by the bits of their end
 //!   points, and a later query containing the same segment resumes it.
-//!   Decided segments are cached with their verdict.
+//!   Decided segments are cached with their verdict. Without
+//!   [`CheckOptions::earliest_collision`] (a planner's use: it rejects the
+//!   path and cuts the colliding segment) the query stops at the first
+//!   collision found anywhere: new segments are set up longest first (a
+//!   planner's new long connection is the likeliest to collide) until one
+//!   probe meets a collision, and the path queue stops at the first
+//!   colliding pop. On the Puma among pipes, a planner's path checks cost
+//!   about half as much that way (`examples/plan_profile.rs` in the
+//!   benches).
 //! - *REFINED variant* ([`CheckOptions::refined`], M2 §VI, Figs. 15–16):
 //!   an entry names a pair of nodes of the two objects' RSS trees (the
 //!   roots at first, with the whole pair's `η`) and bounds only the
@@ -265,6 +279,17 @@ pub struct CheckOptions {
     /// [`PathReport::certified_free_prefix`] reaches up to it. Default
     /// `false`.
     pub locate_first_collision: bool,
+    /// When a path collides, decide every segment before its earliest
+    /// colliding one, so that [`PathReport::first_colliding_segment`] is
+    /// the earliest of the path. Off, the query stops at the first
+    /// collision it finds, in whichever segment, and the other segments
+    /// keep their queues in the cache (M2 §II.D: a planner rejects the
+    /// path and cuts that segment); the report then names the earliest
+    /// segment *known* to collide (which may depend on what the cache
+    /// holds: the status does not), and the certified prefix still ends
+    /// at the first segment not proven free. Fixed-resolution checks
+    /// follow it too. Default `true`.
+    pub earliest_collision: bool,
     /// REFINED-ADAPTIVE-BISECTION (M2 §VI): queue pairs of bounding
     /// volumes instead of pairs of objects, and refine a failed Lemma 1
     /// test in space before bisecting in time (see the
@@ -281,6 +306,7 @@ impl Default for CheckOptions {
             skip_adjacent: true,
             skip_rigidly_attached: true,
             locate_first_collision: false,
+            earliest_collision: true,
             refined: false,
         }
     }
@@ -319,6 +345,14 @@ impl CheckOptions {
     #[must_use]
     pub const fn with_locate_first_collision(mut self, on: bool) -> Self {
         self.locate_first_collision = on;
+        self
+    }
+
+    /// Whether a colliding path decides every segment before its earliest
+    /// colliding one ([`CheckOptions::earliest_collision`]).
+    #[must_use]
+    pub const fn with_earliest_collision(mut self, on: bool) -> Self {
+        self.earliest_collision = on;
         self
     }
 
@@ -461,6 +495,10 @@ struct SegmentWork {
     /// probe, those it never had to test on their meshes (see *Deferred
     /// pairs* in the module docs).
     deferred: Vec<u32>,
+    /// Kept pairs whose first tests are due at the segment's first pop
+    /// (the set-up only probes: see *Lazy first tests* in the module
+    /// docs).
+    fresh: Vec<u32>,
     /// What the segment's distance descents cost so far, plain and
     /// targeted (see *Targeted descents* in the module docs).
     descents: DescentCosts,
@@ -506,15 +544,18 @@ impl SegmentWork {
     /// A segment whose last entry was just proven without new ones is
     /// free (as a pop finding its queue empty would conclude).
     fn settle_if_empty(&mut self) {
-        if self.queue.is_empty() && self.deferred.is_empty() {
+        if self.queue.is_empty() && self.deferred.is_empty() && self.fresh.is_empty() {
             self.verdict = Verdict::Free;
         }
     }
 
     /// The segment's key in the path queue: its top entry's, or the
-    /// largest a key can be while deferred pairs wait for their first
-    /// tests; `None` when nothing is left.
+    /// largest a key can be while pairs wait for their first tests;
+    /// `None` when nothing is left.
     fn top_key(&self) -> Option<f64> {
+        if !self.fresh.is_empty() {
+            return Some(1.0);
+        }
         match self.queue.peek() {
             Some(e) => Some(e.key),
             None => (!self.deferred.is_empty()).then_some(1.0),
@@ -726,20 +767,28 @@ impl<'a> PathChecker<'a> {
 
     /// The path queue (M2 §II.D) over the segments `works[slot[k]]`: pops
     /// the segment with the top entry until every segment before the
-    /// first colliding one is decided or the budget is spent.
+    /// first colliding one is decided (without
+    /// [`CheckOptions::earliest_collision`], until any segment collides)
+    /// or the budget is spent.
     fn pop_path(
         &mut self,
         works: &mut [(SegmentKey, SegmentWork)],
-        slot: &[usize],
+        slot: &[Option<usize>],
         stats: &mut PathStats,
     ) -> Result<(), BisectionError> {
         let n = slot.len();
-        let mut limit = (0..n)
-            .find(|&k| matches!(works[slot[k]].1.verdict, Verdict::Collides(..)))
-            .unwrap_or(n);
+        let earliest = self.scene.options.earliest_collision;
+        let collides = |i: Option<usize>| {
+            i.is_some_and(|i| matches!(works[i].1.verdict, Verdict::Collides(..)))
+        };
+        let mut limit = (0..n).find(|&k| collides(slot[k])).unwrap_or(n);
+        if !earliest && limit < n {
+            return Ok(());
+        }
+        // Every segment before `limit` is set up (see `check_path`).
         let mut path_queue: BinaryHeap<(TopKey, Reverse<usize>)> = (0..limit)
             .filter_map(|k| {
-                let w = &works[slot[k]].1;
+                let w = &works[slot[k]?].1;
                 (w.verdict == Verdict::Pending)
                     .then(|| w.top_key().map(|key| (TopKey(key), Reverse(k))))
                     .flatten()
@@ -750,7 +799,8 @@ impl<'a> PathChecker<'a> {
             if k >= limit {
                 continue;
             }
-            let work = &mut works[slot[k]].1;
+            let Some(i) = slot[k] else { continue };
+            let work = &mut works[i].1;
             if work.verdict != Verdict::Pending {
                 continue;
             }
@@ -759,6 +809,7 @@ impl<'a> PathChecker<'a> {
             }
             self.scene.pop_one(work, &mut self.ws, stats)?;
             match work.verdict {
+                Verdict::Collides(..) if !earliest => break,
                 Verdict::Collides(..) => limit = k,
                 Verdict::Pending => match work.top_key() {
                     Some(key) => path_queue.push((TopKey(key), Reverse(k))),
@@ -795,36 +846,68 @@ impl<'a> PathChecker<'a> {
         // not hash a key of every joint value; they go back below, an
         // error included. Segments not cached are set up here.
         let mut works: Vec<(SegmentKey, SegmentWork)> = Vec::new();
-        let mut slot = Vec::with_capacity(n);
-        let mut set_up = Ok(());
+        let mut slot: Vec<Option<usize>> = vec![None; n];
+        // The earliest segment known to collide.
+        let mut known: Option<usize> = None;
+        let note = |known: &mut Option<usize>, k: usize, w: &SegmentWork| {
+            if matches!(w.verdict, Verdict::Collides(..)) {
+                *known = Some(known.map_or(k, |c| c.min(k)));
+            }
+        };
+        let mut uncached = Vec::new();
         for (k, key) in keys.iter().enumerate() {
             if let Some(i) = works.iter().position(|(w, _)| w == key) {
                 stats.segments_from_cache += 1;
-                slot.push(i);
+                slot[k] = Some(i);
+                note(&mut known, k, &works[i].1);
+            } else if let Some(w) = self.cache.remove(key) {
+                stats.segments_from_cache += 1;
+                note(&mut known, k, &w);
+                slot[k] = Some(works.len());
+                works.push((key.clone(), w));
+            } else {
+                uncached.push(k);
+            }
+        }
+        // Segments are set up (probed) only while they may matter: before
+        // the earliest known collision, or, without `earliest_collision`,
+        // until any collision is known, the longest first (the likeliest
+        // to collide: a planner's new long connection).
+        let earliest = self.scene.options.earliest_collision;
+        if !earliest {
+            let length = |k: usize| {
+                let (a, b) = (waypoints[k].as_ref(), waypoints[k + 1].as_ref());
+                a.iter().zip(b).map(|(x, y)| (y - x) * (y - x)).sum::<f64>()
+            };
+            uncached.sort_by(|&a, &b| length(b).total_cmp(&length(a)));
+        }
+        let mut set_up = Ok(());
+        for k in uncached {
+            if known.is_some_and(|c| !earliest || c < k) {
+                break;
+            }
+            if let Some(i) = works.iter().position(|(w, _)| *w == keys[k]) {
+                // The same segment twice in the path.
+                stats.segments_from_cache += 1;
+                slot[k] = Some(i);
                 continue;
             }
-            let work = match self.cache.remove(key) {
-                Some(w) => {
-                    stats.segments_from_cache += 1;
-                    w
+            match self.scene.set_up(
+                waypoints[k].as_ref(),
+                waypoints[k + 1].as_ref(),
+                &mut self.ws,
+            ) {
+                Ok(w) => {
+                    stats.add(&w.setup);
+                    note(&mut known, k, &w);
+                    slot[k] = Some(works.len());
+                    works.push((keys[k].clone(), w));
                 }
-                None => match self.scene.set_up(
-                    waypoints[k].as_ref(),
-                    waypoints[k + 1].as_ref(),
-                    &mut self.ws,
-                ) {
-                    Ok(w) => {
-                        stats.add(&w.setup);
-                        w
-                    }
-                    Err(e) => {
-                        set_up = Err(e);
-                        break;
-                    }
-                },
-            };
-            slot.push(works.len());
-            works.push((key.clone(), work));
+                Err(e) => {
+                    set_up = Err(e);
+                    break;
+                }
+            }
         }
         let popped = set_up.and_then(|()| self.pop_path(&mut works, &slot, &mut stats));
         for (_, w) in &mut works {
@@ -836,7 +919,11 @@ impl<'a> PathChecker<'a> {
                 w.pair_etas = HashMap::new();
             }
         }
-        let verdicts: Vec<Verdict> = slot.iter().map(|&i| works[i].1.verdict).collect();
+        // Segments never set up (after a known collision) are undecided.
+        let verdicts: Vec<Verdict> = slot
+            .iter()
+            .map(|i| i.map_or(Verdict::Pending, |i| works[i].1.verdict))
+            .collect();
         self.cache.extend(works);
         popped?;
         let verdict = |k: usize| verdicts[k];
@@ -932,7 +1019,11 @@ impl<'a> PathChecker<'a> {
         let mut works = Vec::with_capacity(n);
         let mut lengths = Vec::with_capacity(n);
         let mut hit: Vec<Option<(f64, u32)>> = vec![None; n];
+        let earliest = self.scene.options.earliest_collision;
         for k in 0..n {
+            if !earliest && hit.iter().any(Option::is_some) {
+                break;
+            }
             let (qa, qb) = (waypoints[k].as_ref(), waypoints[k + 1].as_ref());
             let mut work = self.scene.prepare(qa, qb, &mut stats)?;
             stats.pairs += work.setup.pairs;
@@ -953,7 +1044,10 @@ impl<'a> PathChecker<'a> {
             );
             works.push(work);
         }
-        let mut limit = hit.iter().position(Option::is_some).unwrap_or(n);
+        let mut limit = hit.iter().position(Option::is_some).unwrap_or(works.len());
+        if !earliest && limit < n {
+            limit = 0;
+        }
         let mut queue: BinaryHeap<(TopKey, Reverse<usize>, Reverse<u64>, u64)> = BinaryHeap::new();
         for k in 0..limit {
             queue.push((TopKey(lengths[k]), Reverse(k), Reverse(0), 1.0f64.to_bits()));
@@ -978,6 +1072,9 @@ impl<'a> PathChecker<'a> {
                 .discrete(&mut works[k], sm, &mut self.ws, &mut stats)?
             {
                 hit[k] = Some(h);
+                if !earliest {
+                    break;
+                }
                 limit = k;
                 continue;
             }
@@ -1359,6 +1456,7 @@ impl Scene<'_> {
             probe_levels: 0,
             pair_etas: HashMap::new(),
             deferred: Vec::new(),
+            fresh: Vec::new(),
             descents: DescentCosts::default(),
         };
         let n0 = self.node(&mut work, 0.0, stats)?;
@@ -1463,16 +1561,10 @@ impl Scene<'_> {
         Ok(work)
     }
 
-    /// [`Scene::prepare`], then every kept pair's first test, centre first:
-    /// `η` at the midpoint `q_m` and its containment test there; a pair
-    /// with `max(λ(q_a, q_m), λ(q_m, q_b)) + pad < η_m` is free on the
-    /// whole segment (Lemma 1 on either half with the far end's bound
-    /// taken as 0). Only the other pairs get their bounds at the two ends
-    /// and the two halves as their first entries.
-    ///
-    /// The containment test at one configuration is enough: a pair proven
-    /// apart along the whole segment keeps its surfaces from meeting, so a
-    /// part cannot get into or out of the other's solid anywhere on it.
+    /// [`Scene::prepare`], then the probe of a long segment; the kept
+    /// pairs' first tests ([`Scene::first_tests`]) wait for the segment's
+    /// first pop ([`SegmentWork::fresh`]), the pairs the probe never tested
+    /// on their meshes for its last ([`SegmentWork::deferred`]).
     fn set_up(
         &self,
         qa: &[f64],
@@ -1481,12 +1573,6 @@ impl Scene<'_> {
     ) -> Result<SegmentWork, BisectionError> {
         let mut stats = PathStats::default();
         let mut work = self.prepare(qa, qb, &mut stats)?;
-        let sm = 0.5;
-        let ends = [
-            self.node(&mut work, 0.0, &mut stats)?,
-            self.node(&mut work, sm, &mut stats)?,
-            self.node(&mut work, 1.0, &mut stats)?,
-        ];
         // A long segment (some link sweeps farther than its own size) is
         // first probed for intersecting triangles, level by level (centre,
         // quarters, eighths, …): an intersection there is a certified
@@ -1516,7 +1602,9 @@ impl Scene<'_> {
         // (boxes apart at every probed configuration) wait: a colliding
         // segment's collision is most likely among the others, and a free
         // segment tests every pair anyway.
-        let pairs = if work.probe_levels > 0 && touched.iter().any(|&t| t) {
+        // The first tests wait for the segment's first pop: a path query
+        // that finds a collision elsewhere first never pays for them.
+        work.fresh = if work.probe_levels > 0 && touched.iter().any(|&t| t) {
             let (hot, cold): (Vec<u32>, Vec<u32>) =
                 work.pairs.iter().partition(|&&p| touched[p as usize]);
             work.deferred = cold;
@@ -1524,16 +1612,25 @@ impl Scene<'_> {
         } else {
             work.pairs.clone()
         };
-        self.first_tests(&mut work, &pairs, ends, ws, &mut stats)?;
+        work.settle_if_empty();
         stats.pairs = work.setup.pairs;
         stats.pairs_after_prepass = work.setup.pairs_after_prepass;
         work.setup = stats;
         Ok(work)
     }
 
-    /// The first tests of `pairs` (see [`Scene::set_up`]), centre first,
-    /// on a segment whose nodes `ends` are at `s = 0, ½, 1`: each pair is
-    /// proven, or its entries are queued, or the segment collides.
+    /// The first tests of `pairs`, centre first, on a segment whose nodes
+    /// `ends` are at `s = 0, ½, 1`: `η` at the midpoint `q_m` and its
+    /// containment test there; a pair with
+    /// `max(λ(q_a, q_m), λ(q_m, q_b)) + pad < η_m` is free on the whole
+    /// segment (Lemma 1 on either half with the far end's bound taken as
+    /// 0). Only the other pairs get their bounds at the two ends and the
+    /// two halves as their first entries. Each pair is proven, or its
+    /// entries are queued, or the segment collides.
+    ///
+    /// The containment test at one configuration is enough: a pair proven
+    /// apart along the whole segment keeps its surfaces from meeting, so a
+    /// part cannot get into or out of the other's solid anywhere on it.
     fn first_tests(
         &self,
         work: &mut SegmentWork,
@@ -1708,14 +1805,25 @@ impl Scene<'_> {
         ws: &mut Workspaces,
         stats: &mut PathStats,
     ) -> Result<(), BisectionError> {
-        let Some(e) = work.queue.pop() else {
-            // The deferred pairs' first tests, once every other entry is
+        let popped = if work.fresh.is_empty() {
+            work.queue.pop()
+        } else {
+            None
+        };
+        let Some(e) = popped else {
+            // The first tests of the pairs the set-up left (before any
+            // entry), or of the deferred ones once every other entry is
             // done; they go back if these fail.
-            if work.deferred.is_empty() {
+            let fresh = !work.fresh.is_empty();
+            if !fresh && work.deferred.is_empty() {
                 work.verdict = Verdict::Free;
                 return Ok(());
             }
-            let pairs = std::mem::take(&mut work.deferred);
+            let pairs = std::mem::take(if fresh {
+                &mut work.fresh
+            } else {
+                &mut work.deferred
+            });
             let ends = [0.0, 0.5, 1.0].map(|s| self.node(work, s, stats));
             let tested = match ends {
                 [Ok(a), Ok(m), Ok(b)] => self.first_tests(work, &pairs, [a, m, b], ws, stats),
@@ -1723,7 +1831,11 @@ impl Scene<'_> {
             };
             if tested.is_err() {
                 work.queue.clear();
-                work.deferred = pairs;
+                if fresh {
+                    work.fresh = pairs;
+                } else {
+                    work.deferred = pairs;
+                }
                 work.verdict = Verdict::Pending;
             }
             return tested;

@@ -1,6 +1,7 @@
 //! Multi-segment paths, with both variants (ADAPTIVE and REFINED): cached
 //! answers equal fresh ones, an exhausted budget answers conservatively,
-//! the earliest colliding segment is named.
+//! the earliest colliding segment is named (or, when asked to stop at any
+//! collision, a colliding one).
 
 mod common;
 
@@ -44,12 +45,14 @@ proptest! {
         paths in proptest::collection::vec(proptest::collection::vec(0..5usize, 2..6), 4),
         locate in any::<bool>(),
         refined in any::<bool>(),
+        earliest in any::<bool>(),
     ) {
         let body = arm();
         let obstacles = thin_obstacles();
         let options = CheckOptions::default()
             .with_locate_first_collision(locate)
-            .with_refined(refined);
+            .with_refined(refined)
+            .with_earliest_collision(earliest);
         let mut cached = PathChecker::new(&body, &obstacles, &DisabledPairs::new(), &options).unwrap();
         let mut reused = 0;
         for path in &paths {
@@ -58,21 +61,65 @@ proptest! {
             let mut fresh_checker =
                 PathChecker::new(&body, &obstacles, &DisabledPairs::new(), &options).unwrap();
             let fresh = fresh_checker.check_path(&waypoints).unwrap();
-            prop_assert_eq!(verdict(&again), verdict(&fresh));
-            // A fresh checker reuses only segments repeated within the path.
-            let distinct: std::collections::HashSet<(usize, usize)> =
-                path.windows(2).map(|w| (w[0], w[1])).collect();
-            prop_assert_eq!(fresh.stats.segments_from_cache, path.len() - 1 - distinct.len());
+            if earliest {
+                prop_assert_eq!(verdict(&again), verdict(&fresh));
+            } else {
+                // Stopping at the first collision found, the checker names
+                // the one it meets first, which depends on what its cache
+                // knows; the status does not.
+                prop_assert_eq!(again.status, fresh.status);
+            }
+            // A fresh checker reuses only segments repeated within the
+            // path; it meets every one of them unless a collision ends the
+            // query before (segments after the earliest known collision are
+            // not looked at).
+            // (Segments are the same when their end points are, whichever
+            // pool entries hold them.)
+            let bits = |i: usize| pool[i].iter().map(|v| v.to_bits()).collect::<Vec<u64>>();
+            let distinct: std::collections::HashSet<(Vec<u64>, Vec<u64>)> =
+                path.windows(2).map(|w| (bits(w[0]), bits(w[1]))).collect();
+            let repeated = path.len() - 1 - distinct.len();
+            if fresh.status == PathStatus::Free {
+                prop_assert_eq!(fresh.stats.segments_from_cache, repeated);
+            } else {
+                prop_assert!(fresh.stats.segments_from_cache <= repeated);
+            }
             reused += again.stats.segments_from_cache;
-            // And the verdict is the oracle's: the earliest segment with a
-            // colliding sample is never after the one named.
+            // And the verdict is the oracle's: a path with a colliding
+            // sample collides, and the earliest segment with one is never
+            // before the certified prefix ends, nor (asking for the
+            // earliest collision) after the one named.
             let oracle = (0..waypoints.len() - 1).find(|&k| {
                 first_colliding_sample(&body, &obstacles, true, waypoints[k], waypoints[k + 1])
                     .is_some()
             });
             if let Some(k) = oracle {
                 prop_assert_eq!(fresh.status, PathStatus::Collides);
-                prop_assert!(fresh.first_colliding_segment.is_some_and(|f| f <= k));
+                prop_assert!(fresh.certified_free_prefix.0 <= k);
+                if earliest {
+                    prop_assert!(fresh.first_colliding_segment.is_some_and(|f| f <= k));
+                }
+            }
+            // Stopping at any collision changes the work, not the status;
+            // the segment named collides for the earliest-collision checker
+            // too (when it reaches it).
+            if !earliest {
+                let full_options = options.with_earliest_collision(true);
+                let mut full =
+                    PathChecker::new(&body, &obstacles, &DisabledPairs::new(), &full_options)
+                        .unwrap();
+                let truth = full.check_path(&waypoints).unwrap();
+                prop_assert_eq!(fresh.status, truth.status);
+                prop_assert!(fresh.certified_free_prefix.0 <= truth.certified_free_prefix.0);
+                if let (Some(f), Some(t)) =
+                    (fresh.first_colliding_segment, truth.first_colliding_segment)
+                {
+                    prop_assert!(t <= f);
+                    let alone = full
+                        .check_segment(waypoints[f], waypoints[f + 1])
+                        .unwrap();
+                    prop_assert_eq!(alone.status, PathStatus::Collides);
+                }
             }
         }
         // A segment drawn twice comes from the cache the second time.

@@ -122,6 +122,7 @@ pub struct Pipeline {
     path_clearance: f64,
     max_queue_pops: u64,
     locate_path_collision: bool,
+    earliest_path_collision: bool,
     refined_bisection: bool,
     threads: Option<usize>,
     pool: Option<Arc<rayon::ThreadPool>>,
@@ -145,6 +146,7 @@ impl Default for Pipeline {
             path_clearance: 0.0,
             max_queue_pops: CheckOptions::default().max_queue_pops,
             locate_path_collision: true,
+            earliest_path_collision: true,
             refined_bisection: false,
             threads: None,
             pool: None,
@@ -297,6 +299,22 @@ impl PipelineBuilder {
     #[must_use]
     pub const fn locate_path_collision(mut self, on: bool) -> Self {
         self.pipeline.locate_path_collision = on;
+        self
+    }
+
+    /// Whether a colliding path's query decides every segment before its
+    /// earliest colliding one (default on), so that
+    /// [`PathReport::first_colliding_segment`] is the earliest of the path.
+    /// Off, the query stops at the first collision it finds, whatever the
+    /// segment, and keeps the other segments' work for later queries: what
+    /// a planner that rejects the path and cuts the colliding segment needs
+    /// (M2 §II.D), often far cheaper when the collision lies late on a
+    /// path whose earlier segments are new. The report then names the
+    /// earliest segment *known* to collide; see
+    /// [`CheckOptions::earliest_collision`](armature_adaptive_bisection::CheckOptions::earliest_collision).
+    #[must_use]
+    pub const fn earliest_path_collision(mut self, on: bool) -> Self {
+        self.pipeline.earliest_path_collision = on;
         self
     }
 
@@ -669,6 +687,7 @@ impl Pipeline {
             .with_self_collision(scene.self_collision())
             .with_skip_adjacent(scene.skip_adjacent())
             .with_locate_first_collision(self.locate_path_collision)
+            .with_earliest_collision(self.earliest_path_collision)
             .with_refined(self.refined_bisection);
         // Links of one rigid group never move relative to each other: the
         // scene never tests them, whatever `skip_adjacent` says.

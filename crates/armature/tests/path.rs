@@ -95,13 +95,19 @@ fn facade_answers_are_the_crates_on_the_scene_pair_rules() {
             let ours = pipeline.check_path(&scene, path).expect("path runs");
             let theirs = checker.check_path(path).expect("crate runs");
             assert_eq!(ours, theirs, "{name}, path {i}");
-            // Every segment sets up the allowed pairs (and locating a
+            // Every segment up to the earliest colliding one sets up the
+            // allowed pairs (later ones are not set up; locating a
             // collision walks them again on its segment).
-            let setup = allowed_pairs(&scene) * (path.len() - 1);
+            let segments = path.len() - 1;
+            let setup = allowed_pairs(&scene) * segments;
             if ours.status == PathStatus::Free {
                 assert_eq!(ours.stats.pairs, setup, "{name}, path {i}");
             } else {
-                assert!(ours.stats.pairs >= setup, "{name}, path {i}");
+                let reached = ours.first_colliding_segment.map_or(segments, |k| k + 1);
+                assert!(
+                    ours.stats.pairs >= allowed_pairs(&scene) * reached,
+                    "{name}, path {i}"
+                );
             }
             kinds[ours.status as usize] += 1;
         }
@@ -149,6 +155,48 @@ fn a_path_through_the_crate_collides_and_one_beside_it_is_free() {
         let ccd = pipeline.first_contact(&scene, &w[0], &w[1]).expect("ccd");
         assert!(!ccd.may_collide(), "{w:?}");
     }
+}
+
+/// A planner's path check (`earliest_path_collision(false)`) stops at the
+/// collision of the long last segment, probed first, without proving the
+/// short free segments before it; the default proves them to name the
+/// earliest colliding segment. Both answer `Collides`.
+#[test]
+fn a_planner_path_check_stops_at_the_first_collision_found() {
+    let scene = fixture("single.ron");
+    let path = [
+        vec![0.0, 0.0, 0.0],
+        vec![-0.5, 0.0, 0.0],
+        vec![-0.5, 0.3, -0.3],
+        vec![0.6, -1.0, 0.0],
+    ];
+    let earliest = Pipeline::builder()
+        .locate_path_collision(false)
+        .build()
+        .expect("pipeline builds");
+    let planner = Pipeline::builder()
+        .locate_path_collision(false)
+        .earliest_path_collision(false)
+        .build()
+        .expect("pipeline builds");
+    assert!(earliest.path_options(&scene).earliest_collision);
+    assert!(!planner.path_options(&scene).earliest_collision);
+    let full = earliest.check_path(&scene, &path).expect("runs");
+    let quick = planner.check_path(&scene, &path).expect("runs");
+    assert_eq!(full.status, PathStatus::Collides);
+    assert_eq!(full.first_colliding_segment, Some(2));
+    assert_eq!(full.certified_free_prefix, (2, 0.0));
+    assert_eq!(quick.status, PathStatus::Collides);
+    assert_eq!(quick.first_colliding_segment, Some(2));
+    // Nothing before the collision was proven: the certified prefix is
+    // empty, and only the colliding segment was set up.
+    assert_eq!(quick.certified_free_prefix, (0, 0.0), "{quick:?}");
+    assert_eq!(quick.stats.pairs, allowed_pairs(&scene), "{quick:?}");
+    assert!(quick.stats.greedy_calls < full.stats.greedy_calls);
+    // The configuration named collides.
+    let c = quick.collision.expect("a collision is reported");
+    let q = config_at(&scene, &path, c.segment, c.s);
+    assert!(earliest.collides(&scene, &q).expect("check"), "{c:?}");
 }
 
 #[test]

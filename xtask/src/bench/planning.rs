@@ -14,9 +14,12 @@
 //! splits a segment until every piece is shorter than `ρ`.
 //!
 //! A problem is kept only when a pilot run of the adaptive planner solves
-//! it: two ends drawn at random can lie in different components of the
-//! free space, and a study on such a problem measures nothing but the
-//! planner's limits. A scene where no candidate passes is reported as
+//! it within the planner's iteration and milestone limits (no time limit,
+//! so the choice depends on the seed alone): two ends drawn at random can
+//! lie in different components of the free space, and a study on such a
+//! problem measures nothing but the planner's limits. Both planners stop a
+//! path check at the first collision found and cut that segment
+//! (`earliest_path_collision(false)`), as SBL does. A scene where no candidate passes is reported as
 //! such. The planner joins each new milestone to the closest milestone of
 //! the other tree whatever their distance (as SBL does): problems drawn
 //! over the whole joint box lie several radians apart, and a bounded
@@ -181,8 +184,16 @@ fn pick_problem(
     )?;
     let pipeline = armature::Pipeline::builder()
         .locate_path_collision(false)
+        .earliest_path_collision(false)
         .build()?;
-    let planner = Planner::new(scene, &pipeline, space, mode.planner())?;
+    // The pilot has no time limit (its iteration and milestone limits
+    // bound it), so the problem studied depends on the seed alone, not on
+    // the machine's speed or load.
+    let pilot_options = PlannerOptions {
+        time_limit: None,
+        ..mode.planner()
+    };
+    let planner = Planner::new(scene, &pipeline, space, pilot_options)?;
     let mut checker = AdaptiveChecker::new(&pipeline, scene)?;
     for p in problems {
         let pilot = planner.plan(&mut checker, &p.start, &p.goal, seed)?;

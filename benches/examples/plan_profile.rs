@@ -1,0 +1,128 @@
+//! Profiles the planner study of `cargo xtask bench --suite planning` on one
+//! scene: the candidate problems it draws (seed 1 unless given), each
+//! solved by `RUNS` runs of the lazy bidirectional planner with the
+//! adaptive checker (clearance 0) or the fixed-resolution one at `ρ`.
+//! Per candidate: runs found, mean and median time, path checks per run and
+//! the checker's counters, so a profiler can be pointed at one problem
+//! (`callgrind --toggle-collect='plan_profile::timed_plan'`).
+//!
+//! ```text
+//! cargo run --release -p armature-benches --example plan_profile -- \
+//!     data/scenes/arms_car.ron [adaptive|fixed=RHO] [RUNS] [CANDIDATE] [SEED]
+//! ```
+//!
+//! The planner has the study's options (every milestone joined to the
+//! closest one of the other tree) and no time limit, so every figure
+//! depends on the seed alone, not on the machine's load.
+
+use std::error::Error;
+use std::time::Duration;
+
+use armature::{Pipeline, Scene};
+use armature_benches::planner::{
+    AdaptiveChecker, ConfigSpace, FixedResolutionChecker, PlanReport, PlanStatus, Planner,
+    PlannerOptions, ProblemOptions, SegmentChecker, random_problems,
+};
+
+const USAGE: &str = "expected: SCENE [adaptive|fixed=RHO] [RUNS] [CANDIDATE] [SEED]";
+
+/// One planning run (not inlined: a profiler's collection target).
+#[inline(never)]
+fn timed_plan(
+    planner: &Planner<'_>,
+    checker: &mut dyn SegmentChecker,
+    start: &[f64],
+    goal: &[f64],
+    seed: u64,
+) -> Result<PlanReport, Box<dyn Error>> {
+    Ok(planner.plan(checker, start, goal, seed)?)
+}
+
+fn main() -> Result<(), Box<dyn Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let path = args.first().ok_or(USAGE)?;
+    let which = args.get(1).map_or("adaptive", String::as_str);
+    let runs: u64 = args.get(2).map_or(Ok(10), |s| s.parse())?;
+    let only: Option<usize> = args.get(3).map(|s| s.parse()).transpose()?;
+    let seed: u64 = args.get(4).map_or(Ok(1), |s| s.parse())?;
+    let scene = Scene::from_file(path)?;
+    let space = ConfigSpace::from_scene(&scene)?;
+    // The study's draw: five candidates at least 2 apart, their straight
+    // segment blocked.
+    let problems = random_problems(
+        &scene,
+        &space,
+        &ProblemOptions {
+            count: 5,
+            min_distance: 2.0,
+            require_blocked: true,
+            max_tries: 20_000,
+            seed,
+        },
+    )?;
+    // The study's checkers: a colliding path stops at the first collision
+    // found (`EARLIEST=1` decides every segment before the earliest).
+    let earliest = std::env::var_os("EARLIEST").is_some();
+    let pipeline = Pipeline::builder()
+        .locate_path_collision(false)
+        .earliest_path_collision(earliest)
+        .build()?;
+    let options = PlannerOptions {
+        connect_distance: f64::INFINITY,
+        ..PlannerOptions::default()
+    };
+    let planner = Planner::new(&scene, &pipeline, space, options)?;
+    let mut checker: Box<dyn SegmentChecker + '_> = match which.strip_prefix("fixed=") {
+        Some(rho) => Box::new(FixedResolutionChecker::new(
+            &pipeline,
+            &scene,
+            rho.parse()?,
+        )?),
+        None if which == "adaptive" => Box::new(AdaptiveChecker::new(&pipeline, &scene)?),
+        None => return Err(USAGE.into()),
+    };
+    println!("{} candidates, checker {}", problems.len(), checker.label());
+    for (c, problem) in problems.iter().enumerate() {
+        if only.is_some_and(|o| o != c) {
+            continue;
+        }
+        let mut times: Vec<Duration> = Vec::new();
+        let (mut found, mut checks, mut milestones) = (0u64, 0u64, 0u64);
+        let mut counters = Vec::new();
+        for i in 0..runs {
+            let report = timed_plan(
+                &planner,
+                checker.as_mut(),
+                &problem.start,
+                &problem.goal,
+                seed.wrapping_add(i),
+            )?;
+            found += u64::from(report.status == PlanStatus::Found);
+            checks += report.checker.path_checks;
+            milestones += report.milestones as u64;
+            times.push(report.time);
+            counters.push(report.checker);
+        }
+        times.sort();
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        let mean = times.iter().map(|&d| ms(d)).sum::<f64>() / runs.max(1) as f64;
+        let per = |v: u64| v as f64 / runs.max(1) as f64;
+        let sum = |f: fn(&armature_benches::planner::CheckerCounters) -> u64| {
+            per(counters.iter().map(f).sum())
+        };
+        println!(
+            "candidate {c}: {found}/{runs} found; mean {mean:.2} ms, median {:.2} ms, max {:.2} ms; per run {:.1} path checks ({:.1} segments, {:.1} from cache, {:.1} undecided), {:.1} milestones, {:.0} pops, {:.0} GREEDY-DIST calls, {:.0} discrete checks",
+            times.get(times.len() / 2).map_or(f64::NAN, |&d| ms(d)),
+            times.last().map_or(f64::NAN, |&d| ms(d)),
+            per(checks),
+            sum(|c| c.segments),
+            sum(|c| c.segments_from_cache),
+            sum(|c| c.undecided),
+            per(milestones),
+            sum(|c| c.queue_pops),
+            sum(|c| c.greedy_calls),
+            sum(|c| c.discrete_checks),
+        );
+    }
+    Ok(())
+}
