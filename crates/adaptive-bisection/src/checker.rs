@@ -76,6 +76,22 @@
 //!   finds collisions; the guarantee rests on the bisection below. Short
 //!   motions (a few degrees of an arm) are not probed: there a probe costs
 //!   as much as a sample of fixed-resolution sampling.
+//! - *Swept pieces.* After a probe on at least two levels (`2^L ≥ 4`
+//!   pieces of length `h = 2^-L`), each link's world boxes at the two ends
+//!   of a piece, joined and grown by `h λ / 2`, hold the link over the
+//!   piece: λ (the link's bound on the whole segment) is a sum of joint
+//!   travels times levers valid all along it, so no point travels more
+//!   than `h λ` over a piece, and each is within half of that of where it
+//!   is at one of the piece's ends (grown also by the rounding pad and
+//!   `ε`). A pair whose boxes (for an obstacle: its top boxes) meet on no
+//!   piece is dropped; if a mesh of it is closed and the two boxes at the
+//!   start nest, it keeps one containment test, made last (apart all
+//!   along, a part cannot get in or out). On random free segments,
+//!   callgrind instructions fell by 42 % around the car, 59 % among the
+//!   skinny tori, 20 % in the welding cage, and 2 % and 1 % on the Puma
+//!   among pipes and by the AMR (30° motions), where the obstacles are
+//!   near all along; colliding cage segments rose 3 %
+//!   (`examples/path_profile.rs`).
 //! - *Deferred pairs.* After a probe, the pairs it never had to test on
 //!   their meshes (their boxes apart at every probed configuration) get
 //!   their first tests only once the other pairs' entries are all done:
@@ -230,6 +246,10 @@ use crate::report::{CollisionAt, Object, PathReport, PathStats, PathStatus, Segm
 /// the rounding of forward kinematics and of the distance bounds, a few
 /// ulps per link of a chain (`2⁻⁵³ ≈ 1.1 · 10⁻¹⁶` each), far below it.
 const PAD: f64 = 1e-13;
+/// Fewest probe levels (pieces `2^levels`) for which the probe's
+/// configurations cull pairs by swept pieces (see *Swept pieces* in the
+/// module docs).
+const MIN_PIECE_LEVELS: u32 = 2;
 /// Most dyadic levels of the probe of a long segment (`2^L − 1` probes):
 /// on the segment suite's random segments, up to 5 levels made colliding
 /// ones 2 to 8 times cheaper than the centre and quarters alone, for a few
@@ -480,6 +500,8 @@ struct SegmentWork {
     rel_pad: f64,
     /// λ of each kept pair over the whole segment (by pair index).
     full_lambda: Vec<f64>,
+    /// λ of each link over the whole segment (by link index).
+    link_lambda: Vec<f64>,
     extent: f64,
     verdict: Verdict,
     /// Pairs counted by the set-up, for the statistics.
@@ -499,6 +521,9 @@ struct SegmentWork {
     /// (the set-up only probes: see *Lazy first tests* in the module
     /// docs).
     fresh: Vec<u32>,
+    /// Pairs the swept pieces proved apart whose meshes are closed: their
+    /// containment test, once, before the segment is called free.
+    contain: Vec<u32>,
     /// What the segment's distance descents cost so far, plain and
     /// targeted (see *Targeted descents* in the module docs).
     descents: DescentCosts,
@@ -544,7 +569,11 @@ impl SegmentWork {
     /// A segment whose last entry was just proven without new ones is
     /// free (as a pop finding its queue empty would conclude).
     fn settle_if_empty(&mut self) {
-        if self.queue.is_empty() && self.deferred.is_empty() && self.fresh.is_empty() {
+        if self.queue.is_empty()
+            && self.deferred.is_empty()
+            && self.fresh.is_empty()
+            && self.contain.is_empty()
+        {
             self.verdict = Verdict::Free;
         }
     }
@@ -558,7 +587,7 @@ impl SegmentWork {
         }
         match self.queue.peek() {
             Some(e) => Some(e.key),
-            None => (!self.deferred.is_empty()).then_some(1.0),
+            None => (!self.deferred.is_empty() || !self.contain.is_empty()).then_some(1.0),
         }
     }
 
@@ -1322,6 +1351,17 @@ impl Scene<'_> {
         Ok((ca.distance(cb) + ga.sphere.radius + gb.sphere.radius) * (1.0 + 1e-9))
     }
 
+    /// Whether either mesh of the pair is closed (has a solid that a part
+    /// of the other may lie in).
+    fn closed(&self, pair: Pair) -> Result<bool, BisectionError> {
+        let a = link_geometry(self.body, pair.link)?;
+        Ok(a.is_closed()
+            || match pair.other {
+                Object::Link(j) => link_geometry(self.body, j)?.is_closed(),
+                Object::Obstacle(o) => self.obstacles[o].geometry().is_closed(),
+            })
+    }
+
     /// Whether part of one mesh of the pair lies inside the other's solid
     /// (closed meshes only).
     fn contained(
@@ -1450,6 +1490,7 @@ impl Scene<'_> {
             pad: 0.0,
             rel_pad: 0.0,
             full_lambda: vec![0.0; self.pairs.len()],
+            link_lambda: Vec::new(),
             extent: 0.0,
             verdict: Verdict::Pending,
             setup: PathStats::default(),
@@ -1457,6 +1498,7 @@ impl Scene<'_> {
             pair_etas: HashMap::new(),
             deferred: Vec::new(),
             fresh: Vec::new(),
+            contain: Vec::new(),
             descents: DescentCosts::default(),
         };
         let n0 = self.node(&mut work, 0.0, stats)?;
@@ -1539,6 +1581,7 @@ impl Scene<'_> {
             };
         }
         work.extent = extent;
+        work.link_lambda = lambdas;
         work.pad = PAD * extent;
         // A long segment is probed on dyadic levels until consecutive
         // probes move every point by at most half the largest link radius.
@@ -1598,6 +1641,9 @@ impl Scene<'_> {
                 }
             }
         }
+        if work.probe_levels >= MIN_PIECE_LEVELS {
+            self.cull_by_pieces(&mut work, &mut stats)?;
+        }
         // After a probe, the pairs it never had to test on their meshes
         // (boxes apart at every probed configuration) wait: a colliding
         // segment's collision is most likely among the others, and a free
@@ -1617,6 +1663,74 @@ impl Scene<'_> {
         stats.pairs_after_prepass = work.setup.pairs_after_prepass;
         work.setup = stats;
         Ok(work)
+    }
+
+    /// Drops the kept pairs that the probe's configurations prove apart on
+    /// every piece between consecutive ones (see *Swept pieces* in the
+    /// module docs); those with a closed mesh wait for their containment
+    /// test ([`SegmentWork::contain`]).
+    fn cull_by_pieces(
+        &self,
+        work: &mut SegmentWork,
+        stats: &mut PathStats,
+    ) -> Result<(), BisectionError> {
+        let pieces = 1u32 << work.probe_levels;
+        let h = 1.0 / f64::from(pieces);
+        let nodes = (0..=pieces)
+            .map(|k| self.node(work, f64::from(k) * h, stats))
+            .collect::<Result<Vec<usize>, _>>()?;
+        let boxes: Vec<Vec<Option<Aabb>>> = nodes
+            .iter()
+            .map(|&n| self.link_boxes(&work.nodes[n].poses))
+            .collect();
+        // Every point of link `i` at a parameter of piece `k` lies within
+        // `h λ_i / 2` of where it is at one of the piece's ends (its path
+        // over the piece is at most `h λ_i` long), so within the union of
+        // the link's boxes there grown by that much, by the rounding of
+        // the configurations and poses, and by the clearance.
+        let eps = self.options.clearance;
+        let swept: Vec<Vec<Option<Aabb>>> = boxes
+            .windows(2)
+            .map(|w| {
+                w[0].iter()
+                    .zip(&w[1])
+                    .zip(&work.link_lambda)
+                    .map(|((a, b), &l)| {
+                        let grow =
+                            0.5 * h * l * (1.0 + 1e-9) + 2.0 * (work.pad + work.rel_pad * l) + eps;
+                        Some(a.as_ref()?.union(b.as_ref()?).inflated(grow))
+                    })
+                    .collect()
+            })
+            .collect();
+        let meets = |p: u32| {
+            let pair = self.pairs[p as usize];
+            swept
+                .iter()
+                .any(|piece| match (piece[pair.link], pair.other) {
+                    (None, _) => true,
+                    (Some(a), Object::Link(j)) => piece[j].is_none_or(|b| a.overlaps(&b)),
+                    (Some(a), Object::Obstacle(o)) => self.obstacle_tops[o].near(&a, 0.0),
+                })
+        };
+        let (kept, dropped): (Vec<u32>, Vec<u32>) = work.pairs.iter().partition(|&&p| meets(p));
+        // A link far from an obstacle's surface may still lie inside its
+        // solid: the dropped pairs with a closed mesh are tested for
+        // containment once, last (apart all along, a part cannot get in or
+        // out). With no surfaces meeting, one object inside the other is
+        // wholly inside, so its box is inside the other's: pairs whose
+        // boxes at the start do not nest need no test.
+        for p in dropped {
+            let pair = self.pairs[p as usize];
+            let nested = self
+                .pair_boxes(pair, &boxes[0])
+                .is_none_or(|(a, b)| a.contains(&b) || b.contains(&a));
+            if nested && self.closed(pair)? {
+                work.contain.push(p);
+            }
+        }
+        work.pairs = kept;
+        Ok(())
     }
 
     /// The first tests of `pairs`, centre first, on a segment whose nodes
@@ -1816,6 +1930,17 @@ impl Scene<'_> {
             // done; they go back if these fail.
             let fresh = !work.fresh.is_empty();
             if !fresh && work.deferred.is_empty() {
+                // Last, the containment tests of the pairs the swept
+                // pieces proved apart (a link inside a closed obstacle all
+                // along touches none of its triangles).
+                let start = self.node(work, 0.0, stats)?;
+                while let Some(&p) = work.contain.last() {
+                    if self.contained(self.pairs[p as usize], &work.nodes[start], stats)? {
+                        work.verdict = Verdict::Collides(0.0, p);
+                        return Ok(());
+                    }
+                    work.contain.pop();
+                }
                 work.verdict = Verdict::Free;
                 return Ok(());
             }
