@@ -86,12 +86,17 @@
 //!   `ε`). A pair whose boxes (for an obstacle: its top boxes) meet on no
 //!   piece is dropped; if a mesh of it is closed and the two boxes at the
 //!   start nest, it keeps one containment test, made last (apart all
-//!   along, a part cannot get in or out). On random free segments,
-//!   callgrind instructions fell by 42 % around the car, 59 % among the
-//!   skinny tori, 20 % in the welding cage, and 2 % and 1 % on the Puma
+//!   along, a part cannot get in or out). A pair whose boxes meet only
+//!   within a smaller dyadic interval of the segment has its first tests
+//!   (*Centre first*) on that interval, whose ends and centre are probed
+//!   configurations: no new kinematics. On random free segments,
+//!   callgrind instructions fell by 41 % around the car, 62 % among the
+//!   skinny tori, 24 % in the welding cage, and 2 % and 1 % on the Puma
 //!   among pipes and by the AMR (30° motions), where the obstacles are
 //!   near all along; colliding cage segments rose 3 %
-//!   (`examples/path_profile.rs`).
+//!   (`examples/path_profile.rs`). Ranges that are not dyadic intervals
+//!   (each pair's own run of pieces) cost more than they saved: their
+//!   centres are new configurations, and each needs its kinematics.
 //! - *Deferred pairs.* After a probe, the pairs it never had to test on
 //!   their meshes (their boxes apart at every probed configuration) get
 //!   their first tests only once the other pairs' entries are all done:
@@ -524,6 +529,10 @@ struct SegmentWork {
     /// Pairs the swept pieces proved apart whose meshes are closed: their
     /// containment test, once, before the segment is called free.
     contain: Vec<u32>,
+    /// The dyadic part `[s0, s1]` of the segment outside which the swept
+    /// pieces prove a kept pair apart, when not all of it: its first tests
+    /// are there (see *Swept pieces* in the module docs).
+    ranges: HashMap<u32, (f64, f64)>,
     /// What the segment's distance descents cost so far, plain and
     /// targeted (see *Targeted descents* in the module docs).
     descents: DescentCosts,
@@ -599,6 +608,22 @@ impl SegmentWork {
     fn pair_pad(&self, p: u32) -> f64 {
         2.0 * (self.pad + self.rel_pad * self.full_lambda[p as usize])
     }
+}
+
+/// A pair whose first test at its centre did not prove it (see
+/// `Scene::first_tests`).
+struct Pending {
+    pair: u32,
+    /// `η` at the centre; `None` when the centre's test was hopeless and
+    /// the pair starts from its ends.
+    eta_m: Option<f64>,
+    /// λ on the left and right halves of the pair's range, and on the
+    /// whole range (used without `eta_m`).
+    lambdas: [f64; 3],
+    /// The range's start, centre and end parameters.
+    range: [f64; 3],
+    /// Their nodes.
+    nodes: [usize; 3],
 }
 
 /// The bits of a segment's end points: the cache key.
@@ -1499,6 +1524,7 @@ impl Scene<'_> {
             deferred: Vec::new(),
             fresh: Vec::new(),
             contain: Vec::new(),
+            ranges: HashMap::new(),
             descents: DescentCosts::default(),
         };
         let n0 = self.node(&mut work, 0.0, stats)?;
@@ -1703,17 +1729,40 @@ impl Scene<'_> {
                     .collect()
             })
             .collect();
-        let meets = |p: u32| {
+        let meets = |p: u32, piece: &[Option<Aabb>]| {
             let pair = self.pairs[p as usize];
-            swept
-                .iter()
-                .any(|piece| match (piece[pair.link], pair.other) {
-                    (None, _) => true,
-                    (Some(a), Object::Link(j)) => piece[j].is_none_or(|b| a.overlaps(&b)),
-                    (Some(a), Object::Obstacle(o)) => self.obstacle_tops[o].near(&a, 0.0),
-                })
+            match (piece[pair.link], pair.other) {
+                (None, _) => true,
+                (Some(a), Object::Link(j)) => piece[j].is_none_or(|b| a.overlaps(&b)),
+                (Some(a), Object::Obstacle(o)) => self.obstacle_tops[o].near(&a, 0.0),
+            }
         };
-        let (kept, dropped): (Vec<u32>, Vec<u32>) = work.pairs.iter().partition(|&&p| meets(p));
+        let mut kept = Vec::with_capacity(work.pairs.len());
+        let mut dropped = Vec::new();
+        for &p in &work.pairs {
+            let Some(first) = swept.iter().position(|piece| meets(p, piece)) else {
+                dropped.push(p);
+                continue;
+            };
+            kept.push(p);
+            let last = swept
+                .iter()
+                .rposition(|piece| meets(p, piece))
+                .unwrap_or(first);
+            // The smallest dyadic interval holding the pieces that meet:
+            // its ends and centre are probed configurations (or the
+            // segment's), so its tests need no new kinematics.
+            let (mut k0, mut k1, mut size) = (first, last, 1usize);
+            while k0 != k1 {
+                k0 /= 2;
+                k1 /= 2;
+                size *= 2;
+            }
+            if size < swept.len() {
+                let s0 = (k0 * size) as f64 * h;
+                work.ranges.insert(p, (s0, s0 + size as f64 * h));
+            }
+        }
         // A link far from an obstacle's surface may still lie inside its
         // solid: the dropped pairs with a closed mesh are tested for
         // containment once, last (apart all along, a part cannot get in or
@@ -1734,13 +1783,14 @@ impl Scene<'_> {
     }
 
     /// The first tests of `pairs`, centre first, on a segment whose nodes
-    /// `ends` are at `s = 0, ½, 1`: `η` at the midpoint `q_m` and its
-    /// containment test there; a pair with
-    /// `max(λ(q_a, q_m), λ(q_m, q_b)) + pad < η_m` is free on the whole
-    /// segment (Lemma 1 on either half with the far end's bound taken as
-    /// 0). Only the other pairs get their bounds at the two ends and the
-    /// two halves as their first entries. Each pair is proven, or its
-    /// entries are queued, or the segment collides.
+    /// `ends` are at `s = 0, ½, 1`, or on the part `[s0, s1]` of it that
+    /// the swept pieces leave a pair ([`SegmentWork::ranges`]; the rest is
+    /// proven by them): `η` at the midpoint `q_m` and its containment test
+    /// there; a pair with `max(λ(q_0, q_m), λ(q_m, q_1)) + pad < η_m` is
+    /// free on the whole range (Lemma 1 on either half with the far end's
+    /// bound taken as 0). Only the other pairs get their bounds at the two
+    /// ends and the two halves as their first entries. Each pair is
+    /// proven, or its entries are queued, or the segment collides.
     ///
     /// The containment test at one configuration is enough: a pair proven
     /// apart along the whole segment keeps its surfaces from meeting, so a
@@ -1754,38 +1804,54 @@ impl Scene<'_> {
         stats: &mut PathStats,
     ) -> Result<(), BisectionError> {
         let eps = self.options.clearance;
-        let sm = 0.5;
-        // The world boxes of the links at the centre: a pair whose boxes
+        // The world boxes of the links at each centre: a pair whose boxes
         // are farther apart than it needs is proven with no distance query
         // (the meshes lie in their boxes, so no part is inside the other).
-        let mid_boxes = self.link_boxes(&work.nodes[ends[1]].poses);
-        // Pairs the centre alone does not prove: (pair, η_m, λ left, λ
-        // right); `η_m` is `None` for a pair whose centre test is hopeless.
-        let mut pending: Vec<(u32, Option<f64>, f64, f64)> = Vec::new();
-        // Each link's λ on either half, shared by its obstacle pairs.
+        let mut centre_boxes: HashMap<usize, Vec<Option<Aabb>>> = HashMap::new();
+        centre_boxes.insert(ends[1], self.link_boxes(&work.nodes[ends[1]].poses));
+        // Pairs the centre alone does not prove.
+        let mut pending: Vec<Pending> = Vec::new();
+        // Each link's λ on either half of the whole segment, shared by its
+        // obstacle pairs.
         let mut halves: Vec<Option<(f64, f64)>> = vec![None; self.body.tree().len()];
         for &p in pairs {
             let pair = self.pairs[p as usize];
-            let node = &work.nodes[ends[1]];
-            let (first, last) = (&work.nodes[ends[0]], &work.nodes[ends[2]]);
+            let (range, nodes) = match work.ranges.get(&p) {
+                Some(&(s0, s1)) => {
+                    let sm = 0.5 * (s0 + s1);
+                    let nodes = [
+                        self.node(work, s0, stats)?,
+                        self.node(work, sm, stats)?,
+                        self.node(work, s1, stats)?,
+                    ];
+                    ([s0, sm, s1], nodes)
+                }
+                None => ([0.0, 0.5, 1.0], ends),
+            };
+            let whole = range == [0.0, 0.5, 1.0];
+            let node = &work.nodes[nodes[1]];
+            let (first, last) = (&work.nodes[nodes[0]], &work.nodes[nodes[2]]);
             let (left, right) = match (pair.other, halves[pair.link]) {
-                (Object::Obstacle(_), Some(h)) => h,
+                (Object::Obstacle(_), Some(h)) if whole => h,
                 _ => {
                     let h = (
                         self.pair_lambda(pair, first, node)?,
                         self.pair_lambda(pair, node, last)?,
                     );
-                    if let Object::Obstacle(_) = pair.other {
+                    if let (Object::Obstacle(_), true) = (pair.other, whole) {
                         halves[pair.link] = Some(h);
                     }
                     h
                 }
             };
             // With `ε`, a pair proven here stays more than `ε` apart over
-            // the whole segment, its ends included, as the ends' own
-            // bounds (0 within `ε`) would require.
+            // the whole range, its ends included, as the ends' own bounds
+            // (0 within `ε`) would require.
             let need = left.max(right) + work.pair_pad(p) + eps;
-            if let Some((a, b)) = self.pair_boxes(pair, &mid_boxes)
+            let mid_boxes = centre_boxes
+                .entry(nodes[1])
+                .or_insert_with(|| self.link_boxes(&node.poses));
+            if let Some((a, b)) = self.pair_boxes(pair, mid_boxes)
                 && a.distance(&b) * (1.0 - BOX_DISTANCE_SLACK) > need
             {
                 continue;
@@ -1797,7 +1863,7 @@ impl Scene<'_> {
                 && !self.obstacle_tops[o].near(&a, need)
             {
                 if self.contained(pair, node, stats)? {
-                    work.verdict = Verdict::Collides(sm, p);
+                    work.verdict = Verdict::Collides(range[1], p);
                     break;
                 }
                 continue;
@@ -1808,21 +1874,33 @@ impl Scene<'_> {
             // be the first split's, and computing it first costs a third
             // query per pair.
             if need >= self.distance_upper_bound(pair, node)? {
-                // Two links on the whole segment: the plain relative bound,
-                // a fraction of the posed one's cost for the many link
-                // pairs of a long chain (over a whole segment the poses
-                // gain little).
-                if let Object::Link(j) = pair.other {
-                    let (qa, qb) = (&work.nodes[ends[0]].q, &work.nodes[ends[2]].q);
-                    let relative = self.lambda.lambda_relative(pair.link, j, qa, qb)?;
-                    let full = &mut work.full_lambda[p as usize];
-                    *full = full.min(relative);
-                }
-                pending.push((p, None, left, right));
+                let lambda = if whole {
+                    // Two links on the whole segment: the plain relative
+                    // bound, a fraction of the posed one's cost for the
+                    // many link pairs of a long chain (over a whole
+                    // segment the poses gain little).
+                    if let Object::Link(j) = pair.other {
+                        let relative = self
+                            .lambda
+                            .lambda_relative(pair.link, j, &first.q, &last.q)?;
+                        let full = &mut work.full_lambda[p as usize];
+                        *full = full.min(relative);
+                    }
+                    work.full_lambda[p as usize]
+                } else {
+                    self.pair_lambda(pair, first, last)?
+                };
+                pending.push(Pending {
+                    pair: p,
+                    eta_m: None,
+                    lambdas: [left, right, lambda],
+                    range,
+                    nodes,
+                });
                 continue;
             }
             // The plain variant asks the boxes first: apart by `need` proves
-            // the pair on the whole segment; otherwise the bound is computed
+            // the pair on the whole range; otherwise the bound is computed
             // (no targeted descent: it would fail as the boxes did).
             let target = match (
                 self.options.refined,
@@ -1830,7 +1908,7 @@ impl Scene<'_> {
             ) {
                 (false, Some(true)) => {
                     if self.contained(pair, node, stats)? {
-                        work.verdict = Verdict::Collides(sm, p);
+                        work.verdict = Verdict::Collides(range[1], p);
                         break;
                     }
                     continue;
@@ -1842,72 +1920,87 @@ impl Scene<'_> {
             let ask = Ask::new(eps, work.extent, target);
             let eta = self.eta(pair, node, ask, ws, stats, Some(&mut work.descents))?;
             if eta <= 0.0 || self.contained(pair, node, stats)? {
-                work.verdict = Verdict::Collides(sm, p);
+                work.verdict = Verdict::Collides(range[1], p);
                 break;
             }
             if self.options.refined {
-                work.pair_etas.insert((p, ends[1]), eta);
+                work.pair_etas.insert((p, nodes[1]), eta);
             }
             if need >= eta {
-                pending.push((p, Some(eta), left, right));
+                pending.push(Pending {
+                    pair: p,
+                    eta_m: Some(eta),
+                    lambdas: [left, right, 0.0],
+                    range,
+                    nodes,
+                });
             }
         }
-        if work.verdict == Verdict::Pending {
-            let mut etas = vec![[0.0; 2]; pending.len()];
-            'ends: for (e, &n) in [ends[0], ends[2]].iter().enumerate() {
-                for (k, &(p, eta_m, left, right)) in pending.iter().enumerate() {
-                    let pair = self.pairs[p as usize];
-                    let pad = work.pair_pad(p);
-                    // What Lemma 1 needs from this end: on its half beyond
-                    // the centre's bound, or on the whole segment beyond
-                    // the other end's (known at the second end only).
-                    let need = match eta_m {
-                        Some(m) => Some(if e == 0 { left } else { right } + pad - m),
-                        None if e == 1 => Some(work.full_lambda[p as usize] + pad - etas[k][0]),
-                        None => None,
-                    };
-                    let need =
-                        need.filter(|_| self.options.refined || work.descents.targeted_pays());
-                    let ask = Ask::new(eps, work.extent, need);
-                    let node = &work.nodes[n];
-                    let eta = self.eta(pair, node, ask, ws, stats, Some(&mut work.descents))?;
-                    // A pair not tested at the centre is tested for
-                    // containment at its start.
-                    if eta <= 0.0
-                        || (e == 0 && eta_m.is_none() && self.contained(pair, node, stats)?)
-                    {
-                        work.verdict = Verdict::Collides(if e == 0 { 0.0 } else { 1.0 }, p);
-                        break 'ends;
-                    }
-                    etas[k][e] = eta;
+        if work.verdict != Verdict::Pending {
+            return Ok(());
+        }
+        let mut etas = vec![[0.0; 2]; pending.len()];
+        'ends: for e in 0..2 {
+            for (k, pend) in pending.iter().enumerate() {
+                let p = pend.pair;
+                let pair = self.pairs[p as usize];
+                let pad = work.pair_pad(p);
+                let [left, right, lambda] = pend.lambdas;
+                // What Lemma 1 needs from this end: on its half beyond the
+                // centre's bound, or on the whole range beyond the other
+                // end's (known at the second end only).
+                let need = match pend.eta_m {
+                    Some(m) => Some(if e == 0 { left } else { right } + pad - m),
+                    None if e == 1 => Some(lambda + pad - etas[k][0]),
+                    None => None,
+                };
+                let need = need.filter(|_| self.options.refined || work.descents.targeted_pays());
+                let ask = Ask::new(eps, work.extent, need);
+                let n = pend.nodes[2 * e];
+                let node = &work.nodes[n];
+                let eta = self.eta(pair, node, ask, ws, stats, Some(&mut work.descents))?;
+                // A pair not tested at the centre is tested for
+                // containment at its start.
+                if eta <= 0.0
+                    || (e == 0 && pend.eta_m.is_none() && self.contained(pair, node, stats)?)
+                {
+                    work.verdict = Verdict::Collides(pend.range[2 * e], p);
+                    break 'ends;
                 }
-            }
-            if work.verdict == Verdict::Pending {
-                for (&(p, eta_m, left, right), &[eta0, eta1]) in pending.iter().zip(&etas) {
-                    let mut push = |lambda: f64, s0: f64, s1: f64, eta0: f64, eta1: f64| {
-                        work.queue.push(Entry {
-                            key: priority(lambda, eta0, eta1),
-                            lambda,
-                            pair: p,
-                            na: 0,
-                            nb: 0,
-                            s0,
-                            s1,
-                            eta0,
-                            eta1,
-                        });
-                    };
-                    match eta_m {
-                        Some(m) => {
-                            push(left, 0.0, sm, eta0, m);
-                            push(right, sm, 1.0, m, eta1);
-                        }
-                        None => push(work.full_lambda[p as usize], 0.0, 1.0, eta0, eta1),
-                    }
+                if self.options.refined {
+                    work.pair_etas.insert((p, n), eta);
                 }
-                work.settle_if_empty();
+                etas[k][e] = eta;
             }
         }
+        if work.verdict != Verdict::Pending {
+            return Ok(());
+        }
+        for (pend, &[eta0, eta1]) in pending.iter().zip(&etas) {
+            let mut push = |lambda: f64, s0: f64, s1: f64, eta0: f64, eta1: f64| {
+                work.queue.push(Entry {
+                    key: priority(lambda, eta0, eta1),
+                    lambda,
+                    pair: pend.pair,
+                    na: 0,
+                    nb: 0,
+                    s0,
+                    s1,
+                    eta0,
+                    eta1,
+                });
+            };
+            let [s0, sm, s1] = pend.range;
+            let [left, right, lambda] = pend.lambdas;
+            match pend.eta_m {
+                Some(m) => {
+                    push(left, s0, sm, eta0, m);
+                    push(right, sm, s1, m, eta1);
+                }
+                None => push(lambda, s0, s1, eta0, eta1),
+            }
+        }
+        work.settle_if_empty();
         Ok(())
     }
 
