@@ -12,8 +12,11 @@
 //! ```
 //!
 //! The planner has the study's options (every milestone joined to the
-//! closest one of the other tree) and no time limit, so every figure
-//! depends on the seed alone, not on the machine's load.
+//! closest one of the other tree, a path check stopping at the first
+//! collision found) and no time limit, so every figure depends on the seed
+//! alone, not on the machine's load. With `EARLIEST=1` in the environment
+//! a path check decides every segment before the earliest colliding one
+//! instead (the checkers' default).
 
 use std::error::Error;
 use std::time::Duration;

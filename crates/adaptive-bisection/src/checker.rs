@@ -420,6 +420,10 @@ struct Node {
     /// The posed levers of the curve-length bound here, computed the
     /// first time a bound from or to this node is asked.
     levers: OnceCell<PosedLevers>,
+    /// The links' world boxes here ([`Scene::boxes`]), computed the first
+    /// time they are asked (the probe, the swept pieces and the first
+    /// tests share them).
+    boxes: OnceCell<Vec<Option<Aabb>>>,
 }
 
 /// One queue entry: a pair still to be proven free on `[s0, s1]`; in the
@@ -1345,6 +1349,11 @@ impl Scene<'_> {
         !self.obstacle_tops[o].near(&g.obb.world_box(&node.poses[pair.link]), margin)
     }
 
+    /// The links' world boxes at `node`, computed once per node.
+    fn boxes<'n>(&self, node: &'n Node) -> &'n [Option<Aabb>] {
+        node.boxes.get_or_init(|| self.link_boxes(&node.poses))
+    }
+
     /// The world boxes of the links' OBBs placed by `poses` (none for a
     /// link without geometry).
     fn link_boxes(&self, poses: &[DAffine3]) -> Vec<Option<Aabb>> {
@@ -1492,6 +1501,7 @@ impl Scene<'_> {
             q,
             poses,
             levers: OnceCell::new(),
+            boxes: OnceCell::new(),
         });
         let i = work.nodes.len() - 1;
         work.index.insert(s.to_bits(), i);
@@ -1571,8 +1581,8 @@ impl Scene<'_> {
         // within `ε` is tested.
         let eps = self.options.clearance;
         let boxes: Vec<Option<Aabb>> = self
-            .link_boxes(&work.nodes[n0].poses)
-            .into_iter()
+            .boxes(&work.nodes[n0])
+            .iter()
             .zip(&lambdas)
             .map(|(b, l)| b.map(|b| b.inflated(l * (1.0 + 1e-9) + PAD * extent + eps)))
             .collect();
@@ -1705,10 +1715,8 @@ impl Scene<'_> {
         let nodes = (0..=pieces)
             .map(|k| self.node(work, f64::from(k) * h, stats))
             .collect::<Result<Vec<usize>, _>>()?;
-        let boxes: Vec<Vec<Option<Aabb>>> = nodes
-            .iter()
-            .map(|&n| self.link_boxes(&work.nodes[n].poses))
-            .collect();
+        let boxes: Vec<&[Option<Aabb>]> =
+            nodes.iter().map(|&n| self.boxes(&work.nodes[n])).collect();
         // Every point of link `i` at a parameter of piece `k` lies within
         // `h λ_i / 2` of where it is at one of the piece's ends (its path
         // over the piece is at most `h λ_i` long), so within the union of
@@ -1719,7 +1727,7 @@ impl Scene<'_> {
             .windows(2)
             .map(|w| {
                 w[0].iter()
-                    .zip(&w[1])
+                    .zip(w[1])
                     .zip(&work.link_lambda)
                     .map(|((a, b), &l)| {
                         let grow =
@@ -1772,7 +1780,7 @@ impl Scene<'_> {
         for p in dropped {
             let pair = self.pairs[p as usize];
             let nested = self
-                .pair_boxes(pair, &boxes[0])
+                .pair_boxes(pair, boxes[0])
                 .is_none_or(|(a, b)| a.contains(&b) || b.contains(&a));
             if nested && self.closed(pair)? {
                 work.contain.push(p);
@@ -1804,11 +1812,6 @@ impl Scene<'_> {
         stats: &mut PathStats,
     ) -> Result<(), BisectionError> {
         let eps = self.options.clearance;
-        // The world boxes of the links at each centre: a pair whose boxes
-        // are farther apart than it needs is proven with no distance query
-        // (the meshes lie in their boxes, so no part is inside the other).
-        let mut centre_boxes: HashMap<usize, Vec<Option<Aabb>>> = HashMap::new();
-        centre_boxes.insert(ends[1], self.link_boxes(&work.nodes[ends[1]].poses));
         // Pairs the centre alone does not prove.
         let mut pending: Vec<Pending> = Vec::new();
         // Each link's λ on either half of the whole segment, shared by its
@@ -1848,9 +1851,11 @@ impl Scene<'_> {
             // the whole range, its ends included, as the ends' own bounds
             // (0 within `ε`) would require.
             let need = left.max(right) + work.pair_pad(p) + eps;
-            let mid_boxes = centre_boxes
-                .entry(nodes[1])
-                .or_insert_with(|| self.link_boxes(&node.poses));
+            // The links' world boxes at the centre: a pair whose boxes are
+            // farther apart than it needs is proven with no distance query
+            // (the meshes lie in their boxes, so no part is inside the
+            // other).
+            let mid_boxes = self.boxes(node);
             if let Some((a, b)) = self.pair_boxes(pair, mid_boxes)
                 && a.distance(&b) * (1.0 - BOX_DISTANCE_SLACK) > need
             {
@@ -2322,10 +2327,10 @@ impl Scene<'_> {
         stats: &mut PathStats,
     ) -> Result<Option<u32>, BisectionError> {
         let node = &work.nodes[n];
-        let boxes = self.link_boxes(&node.poses);
+        let boxes = self.boxes(node);
         for &p in &work.pairs {
             let pair = self.pairs[p as usize];
-            if let Some((a, b)) = self.pair_boxes(pair, &boxes)
+            if let Some((a, b)) = self.pair_boxes(pair, boxes)
                 && !a.overlaps(&b)
             {
                 continue;
@@ -2452,6 +2457,7 @@ impl Scene<'_> {
                 q: q.clone(),
                 poses: poses.clone(),
                 levers: OnceCell::new(),
+                boxes: OnceCell::new(),
             };
             let eta1 = self.eta(
                 pair,
