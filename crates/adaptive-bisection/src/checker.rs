@@ -229,7 +229,7 @@
 //! the resolution `ρ`. It can miss collisions between samples; its "free"
 //! certifies nothing.
 
-use std::cell::OnceCell;
+use std::cell::{OnceCell, RefCell};
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, HashMap};
 
@@ -417,9 +417,10 @@ struct Pair {
 struct Node {
     q: Vec<f64>,
     poses: Vec<DAffine3>,
-    /// The posed levers of the curve-length bound here, computed the
-    /// first time a bound from or to this node is asked.
-    levers: OnceCell<PosedLevers>,
+    /// The posed levers of the curve-length bound here, each link's
+    /// computed the first time a bound of that link from or to this node
+    /// is asked.
+    levers: RefCell<Option<PosedLevers>>,
     /// The links' world boxes here ([`Scene::boxes`]), computed the first
     /// time they are asked (the probe, the swept pieces and the first
     /// tests share them).
@@ -1448,23 +1449,41 @@ impl Scene<'_> {
     /// λ of a pair over the straight segment between two nodes, tightened
     /// by their poses (the posed bound of `armature-kinematics`).
     fn pair_lambda(&self, pair: Pair, a: &Node, b: &Node) -> Result<f64, KinematicsError> {
-        let [la, lb] = [a, b].map(|n| self.levers(n));
-        let (la, lb) = (la?, lb?);
-        match pair.other {
-            Object::Obstacle(_) => self.lambda.lambda_levered(pair.link, &a.q, &b.q, la, lb),
-            Object::Link(j) => self
+        let other = match pair.other {
+            Object::Link(j) => Some(j),
+            Object::Obstacle(_) => None,
+        };
+        for node in [a, b] {
+            self.fill_levers(node, pair.link, other)?;
+        }
+        let (la, lb) = (a.levers.borrow(), b.levers.borrow());
+        let (Some(la), Some(lb)) = (la.as_ref(), lb.as_ref()) else {
+            // Not reached (both filled above); the bound without levers.
+            return self.pair_lambda_posed(pair, (&a.q, &a.poses), (&b.q, &b.poses));
+        };
+        match other {
+            None => self.lambda.lambda_levered(pair.link, &a.q, &b.q, la, lb),
+            Some(j) => self
                 .lambda
                 .lambda_relative_levered(pair.link, j, &a.q, &b.q, la, lb),
         }
     }
 
-    /// A node's posed levers, computed once.
-    fn levers<'n>(&self, node: &'n Node) -> Result<&'n PosedLevers, KinematicsError> {
-        if let Some(l) = node.levers.get() {
-            return Ok(l);
+    /// A node's posed levers of `link` and `other`, each computed once:
+    /// a split asks for one pair's links only, and most nodes serve a few
+    /// pairs of a model with many links.
+    fn fill_levers(
+        &self,
+        node: &Node,
+        link: usize,
+        other: Option<usize>,
+    ) -> Result<(), KinematicsError> {
+        let mut levers = node.levers.borrow_mut();
+        let levers = levers.get_or_insert_with(|| self.lambda.empty_levers());
+        for l in std::iter::once(link).chain(other) {
+            self.lambda.fill_levers(l, &node.poses, levers)?;
         }
-        let l = self.lambda.levers(&node.poses)?;
-        Ok(node.levers.get_or_init(|| l))
+        Ok(())
     }
 
     /// [`Scene::pair_lambda`] from configurations and their poses.
@@ -1500,7 +1519,7 @@ impl Scene<'_> {
         work.nodes.push(Node {
             q,
             poses,
-            levers: OnceCell::new(),
+            levers: RefCell::new(None),
             boxes: OnceCell::new(),
         });
         let i = work.nodes.len() - 1;
@@ -2456,7 +2475,7 @@ impl Scene<'_> {
             let node = Node {
                 q: q.clone(),
                 poses: poses.clone(),
-                levers: OnceCell::new(),
+                levers: RefCell::new(None),
                 boxes: OnceCell::new(),
             };
             let eta1 = self.eta(

@@ -20,7 +20,9 @@
 //! are counted (`path_profile::sampled_hit` counts the sampling).
 //!
 //! `uniform` in place of the angle draws both ends uniformly (collision-free),
-//! the random segments of the segment suite.
+//! the random segments of the segment suite. With `PER_SEGMENT=1` in the
+//! environment, each adaptive check also prints its answer, time, counters
+//! and the colliding pair, one line per segment.
 
 use std::process::ExitCode;
 use std::time::Instant;
@@ -133,6 +135,7 @@ fn run() -> Result<(), Error> {
         };
         motions.push((q0, q1));
     }
+    let per_segment = std::env::var_os("PER_SEGMENT").is_some();
     let mut paths = pipeline.prepare_paths(&scene)?;
     // `colliding` / `free`: keep only the motions adaptive bisection
     // answers that way (decided untimed, outside `timed_check`).
@@ -166,6 +169,21 @@ fn run() -> Result<(), Error> {
             let start = Instant::now();
             let r = timed_check(&mut paths, q0, q1)?;
             adaptive.push(start.elapsed().as_secs_f64() * 1e3);
+            if per_segment {
+                println!(
+                    "segment: {:?} {:.4} ms, {} discrete checks, {} pops, {} GREEDY-DIST calls, {} forward kinematics, at {:?}, {} BV tests, {} triangle tests, pair {:?}",
+                    r.status,
+                    adaptive.last().unwrap_or(&0.0),
+                    r.stats.discrete_checks,
+                    r.stats.queue_pops,
+                    r.stats.greedy_calls,
+                    r.stats.forward_kinematics,
+                    r.collision.map(|c| c.s),
+                    r.stats.bv_tests,
+                    r.stats.triangle_tests,
+                    r.collision.map(|c| (c.link, c.other))
+                );
+            }
             free += usize::from(r.status == PathStatus::Free);
             if r.status == PathStatus::Free {
                 free_rows.push((

@@ -389,11 +389,17 @@ pub struct CurveLengthFactor {
 }
 
 /// The posed levers (λ4) of one configuration, from
-/// [`CurveLengthBounds::levers`]: per link and joint of its chain, the
-/// distance of the link from the joint's axis there.
+/// [`CurveLengthBounds::levers`] (every link) or filled link by link
+/// ([`CurveLengthBounds::empty_levers`], [`CurveLengthBounds::fill_levers`]):
+/// per link and joint of its chain, the distance of the link from the
+/// joint's axis there. A link not filled has no posed lever, and its bound
+/// from these levers is the unposed one (still a bound, only looser).
 #[derive(Clone, Debug, PartialEq)]
 pub struct PosedLevers {
+    /// Indexed like the factors; `∞` where not computed.
     values: Vec<f64>,
+    /// Per link: whether its chain's levers are in `values`.
+    filled: Vec<bool>,
 }
 
 /// What a posed query knows of the segment's ends (λ4).
@@ -662,23 +668,66 @@ impl CurveLengthBounds {
     /// [`KinematicsError::BufferLength`] unless one pose per link.
     pub fn levers(&self, poses: &[DAffine3]) -> Result<PosedLevers, KinematicsError> {
         self.check_poses(poses, poses)?;
-        let mut values = vec![f64::INFINITY; self.factors.len()];
+        let mut levers = self.empty_levers();
         for link in 0..self.len() {
-            let centre = poses[link].transform_point3(self.own[link].0);
-            let range = self.start[link]..self.start[link + 1];
-            for i in range.clone() {
-                let e = &self.entries[i];
-                if e.sweep == Sweep::Turn {
-                    values[i] =
-                        self.posed_lever(link, self.factors[i].joint_link, e.axis, centre, poses);
-                }
+            self.fill_link_levers(link, poses, &mut levers);
+        }
+        Ok(levers)
+    }
+
+    /// Levers of one configuration with no link's filled in yet (see
+    /// [`CurveLengthBounds::fill_levers`]): a query that needs the bounds
+    /// of a few links pays for their chains only.
+    #[must_use]
+    pub fn empty_levers(&self) -> PosedLevers {
+        PosedLevers {
+            values: vec![f64::INFINITY; self.factors.len()],
+            filled: vec![false; self.len()],
+        }
+    }
+
+    /// Fills in the posed levers of `link`'s chain at `poses` (the world
+    /// poses of every link at the levers' configuration), unless they are
+    /// there already: [`CurveLengthBounds::lambda_levered`] for that link
+    /// is then the bound from [`CurveLengthBounds::levers`].
+    ///
+    /// # Errors
+    /// [`KinematicsError::LinkIndex`] for a link beyond the tree;
+    /// [`KinematicsError::BufferLength`] unless one pose per link, or for
+    /// levers of another model.
+    pub fn fill_levers(
+        &self,
+        link: usize,
+        poses: &[DAffine3],
+        levers: &mut PosedLevers,
+    ) -> Result<(), KinematicsError> {
+        self.check_link(link)?;
+        self.check_poses(poses, poses)?;
+        self.check_levers(levers, levers)?;
+        self.fill_link_levers(link, poses, levers);
+        Ok(())
+    }
+
+    /// [`CurveLengthBounds::fill_levers`] on checked input.
+    fn fill_link_levers(&self, link: usize, poses: &[DAffine3], levers: &mut PosedLevers) {
+        if levers.filled[link] {
+            return;
+        }
+        let centre = poses[link].transform_point3(self.own[link].0);
+        for i in self.start[link]..self.start[link + 1] {
+            let e = &self.entries[i];
+            if e.sweep == Sweep::Turn {
+                levers.values[i] =
+                    self.posed_lever(link, self.factors[i].joint_link, e.axis, centre, poses);
             }
         }
-        Ok(PosedLevers { values })
+        levers.filled[link] = true;
     }
 
     /// [`CurveLengthBounds::lambda_posed`] from the levers of the two
-    /// ends' poses ([`CurveLengthBounds::levers`]); the same bound.
+    /// ends' poses ([`CurveLengthBounds::levers`]); the same bound. Levers
+    /// that do not hold the link's ([`CurveLengthBounds::fill_levers`])
+    /// give the unposed bound, [`CurveLengthBounds::lambda`].
     ///
     /// # Errors
     /// As [`CurveLengthBounds::lambda`], and [`KinematicsError::BufferLength`]
@@ -723,7 +772,7 @@ impl CurveLengthBounds {
 
     fn check_levers(&self, a: &PosedLevers, b: &PosedLevers) -> Result<(), KinematicsError> {
         for l in [a, b] {
-            if l.values.len() != self.factors.len() {
+            if l.values.len() != self.factors.len() || l.filled.len() != self.len() {
                 return Err(KinematicsError::BufferLength {
                     what: "levers",
                     expected: self.factors.len(),

@@ -398,6 +398,28 @@ fn check_lambda(m: &Model) -> Result<(), TestCaseError> {
             .lambda_levered(i, &b.qa, &b.qb, &levers_a, &levers_b)
             .expect("valid configs");
         prop_assert_eq!(levered, tight, "link {}: levered and posed differ", i);
+        // Levers filled for this link alone give the same bound; levers
+        // holding no link's give the unposed one.
+        let (mut one_a, mut one_b) = (bounds.empty_levers(), bounds.empty_levers());
+        let unfilled = bounds
+            .lambda_levered(i, &b.qa, &b.qb, &one_a, &one_b)
+            .expect("valid configs");
+        prop_assert_eq!(
+            unfilled,
+            plain,
+            "link {}: empty levers not the plain bound",
+            i
+        );
+        bounds
+            .fill_levers(i, &poses_a, &mut one_a)
+            .expect("one pose per link");
+        bounds
+            .fill_levers(i, &poses_b, &mut one_b)
+            .expect("one pose per link");
+        let filled = bounds
+            .lambda_levered(i, &b.qa, &b.qb, &one_a, &one_b)
+            .expect("valid configs");
+        prop_assert_eq!(filled, tight, "link {}: filled levers and posed differ", i);
         prop_assert!(
             tight <= plain,
             "link {}: posed λ {} > λ {}",
@@ -1127,6 +1149,17 @@ fn bad_input_gets_typed_errors() {
         b.lambda_all(&[0.0, 0.0], &[0.0, 0.0], &mut [0.0; 3]),
         Err(KinematicsError::BufferLength { .. })
     ));
+    let poses = tree.poses(&[0.0, 0.0]).expect("valid configs");
+    let mut levers = b.empty_levers();
+    assert!(matches!(
+        b.fill_levers(2, &poses, &mut levers),
+        Err(KinematicsError::LinkIndex { index: 2, len: 2 })
+    ));
+    assert!(matches!(
+        b.fill_levers(1, &poses[..1], &mut levers),
+        Err(KinematicsError::BufferLength { what: "poses", .. })
+    ));
+    assert!(b.fill_levers(1, &poses, &mut levers).is_ok());
     let ball = KinematicTree::new(vec![
         LinkSpec::new("ball", None).with_joint(Joint::new("s", JointType::Spherical)),
     ])
