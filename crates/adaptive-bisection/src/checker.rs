@@ -417,6 +417,10 @@ struct Pair {
 struct Node {
     q: Vec<f64>,
     poses: Vec<DAffine3>,
+    /// For a node made for one pair's split ([`Scene::node_for`]): which
+    /// links' poses are computed (their chains'); the others are not.
+    /// `None` once every link's is ([`Scene::node`]).
+    partial: Option<Vec<bool>>,
     /// The posed levers of the curve-length bound here, each link's
     /// computed the first time a bound of that link from or to this node
     /// is asked.
@@ -580,6 +584,26 @@ impl DescentCosts {
 }
 
 impl SegmentWork {
+    /// Adds the node of parameter `s` (see [`Node`]); its index.
+    fn push_node(
+        &mut self,
+        s: f64,
+        q: Vec<f64>,
+        poses: Vec<DAffine3>,
+        partial: Option<Vec<bool>>,
+    ) -> usize {
+        self.nodes.push(Node {
+            q,
+            poses,
+            partial,
+            levers: RefCell::new(None),
+            boxes: OnceCell::new(),
+        });
+        let i = self.nodes.len() - 1;
+        self.index.insert(s.to_bits(), i);
+        i
+    }
+
     /// A segment whose last entry was just proven without new ones is
     /// free (as a pop finding its queue empty would conclude).
     fn settle_if_empty(&mut self) {
@@ -1508,22 +1532,58 @@ impl Scene<'_> {
         s: f64,
         stats: &mut PathStats,
     ) -> Result<usize, BisectionError> {
+        let tree = self.body.tree();
         if let Some(&i) = work.index.get(&s.to_bits()) {
+            let node = &mut work.nodes[i];
+            if node.partial.is_some() {
+                // The same configuration, every link now (the poses
+                // already computed come out the same).
+                work.motion
+                    .poses_at(tree, s, &mut node.q, &mut node.poses)?;
+                node.partial = None;
+            }
             return Ok(i);
         }
-        let tree = self.body.tree();
         let mut q = vec![0.0; tree.nq()];
         let mut poses = vec![DAffine3::IDENTITY; tree.len()];
         work.motion.poses_at(tree, s, &mut q, &mut poses)?;
         stats.forward_kinematics += 1;
-        work.nodes.push(Node {
-            q,
-            poses,
-            levers: RefCell::new(None),
-            boxes: OnceCell::new(),
-        });
-        let i = work.nodes.len() - 1;
-        work.index.insert(s.to_bits(), i);
+        Ok(work.push_node(s, q, poses, None))
+    }
+
+    /// The node of parameter `s` with the poses of the pair's links (and
+    /// their ancestors) computed at least: a split bounds one pair there,
+    /// and on a model of several robots or long chains most links' poses
+    /// would never be asked. Any other use of the node goes through
+    /// [`Scene::node`], which completes it.
+    fn node_for(
+        &self,
+        work: &mut SegmentWork,
+        s: f64,
+        pair: Pair,
+        stats: &mut PathStats,
+    ) -> Result<usize, BisectionError> {
+        let tree = self.body.tree();
+        let i = match work.index.get(&s.to_bits()) {
+            Some(&i) => i,
+            None => {
+                let mut q = vec![0.0; tree.nq()];
+                work.motion.config_at(tree, s, &mut q)?;
+                stats.forward_kinematics += 1;
+                let poses = vec![DAffine3::IDENTITY; tree.len()];
+                work.push_node(s, q, poses, Some(vec![false; tree.len()]))
+            }
+        };
+        let node = &mut work.nodes[i];
+        if let Some(known) = &mut node.partial {
+            let other = match pair.other {
+                Object::Link(j) => Some(j),
+                Object::Obstacle(_) => None,
+            };
+            for link in std::iter::once(pair.link).chain(other) {
+                tree.chain_forward_kinematics(link, &node.q, &mut node.poses, known)?;
+            }
+        }
         Ok(i)
     }
 
@@ -2123,9 +2183,9 @@ impl Scene<'_> {
     ) -> Result<(), BisectionError> {
         let pair = self.pairs[e.pair as usize];
         let [i0, im, i1] = [
-            self.node(work, e.s0, stats)?,
-            self.node(work, sm, stats)?,
-            self.node(work, e.s1, stats)?,
+            self.node_for(work, e.s0, pair, stats)?,
+            self.node_for(work, sm, pair, stats)?,
+            self.node_for(work, e.s1, pair, stats)?,
         ];
         let left = self.pair_lambda(pair, &work.nodes[i0], &work.nodes[im])?;
         let right = self.pair_lambda(pair, &work.nodes[im], &work.nodes[i1])?;
@@ -2475,6 +2535,7 @@ impl Scene<'_> {
             let node = Node {
                 q: q.clone(),
                 poses: poses.clone(),
+                partial: None,
                 levers: RefCell::new(None),
                 boxes: OnceCell::new(),
             };

@@ -620,6 +620,68 @@ impl KinematicTree {
         }
     }
 
+    /// The world poses of `link` and its ancestors at `q`, written into
+    /// `out` for the links whose `known` flag is unset (which it then
+    /// sets); the other entries are left as they are. The poses are those
+    /// [`KinematicTree::forward_kinematics`] writes, bit for bit, provided
+    /// the known entries came from the same `q`: a query about a few links
+    /// of a model with many (several robots, long chains) computes their
+    /// chains only. `q`'s values are not validated (non-finite values give
+    /// non-finite poses).
+    ///
+    /// # Errors
+    /// [`KinematicsError::LinkIndex`] for a link beyond the tree;
+    /// [`KinematicsError::ConfigLength`] for `q` of the wrong length;
+    /// [`KinematicsError::BufferLength`] unless `out` and `known` hold one
+    /// entry per link.
+    pub fn chain_forward_kinematics(
+        &self,
+        link: usize,
+        q: &[f64],
+        out: &mut [DAffine3],
+        known: &mut [bool],
+    ) -> Result<(), KinematicsError> {
+        let len = self.links.len();
+        if link >= len {
+            return Err(KinematicsError::LinkIndex { index: link, len });
+        }
+        if q.len() != self.nq() {
+            return Err(KinematicsError::ConfigLength {
+                expected: self.nq(),
+                got: q.len(),
+            });
+        }
+        for (what, got) in [("poses", out.len()), ("known poses", known.len())] {
+            if got != len {
+                return Err(KinematicsError::BufferLength {
+                    what,
+                    expected: len,
+                    got,
+                });
+            }
+        }
+        // The highest unknown link of the chain, until none is left (chains
+        // are short: a few steps each).
+        loop {
+            let mut top = None;
+            for a in self.ancestors(link) {
+                if known[a] {
+                    break;
+                }
+                top = Some(a);
+            }
+            let Some(i) = top else {
+                return Ok(());
+            };
+            let local = self.local_transform(i, q);
+            out[i] = match self.links[i].parent {
+                Some(p) => out[p] * local,
+                None => local,
+            };
+            known[i] = true;
+        }
+    }
+
     /// World poses of all links at `q`, in a new vector.
     ///
     /// # Errors

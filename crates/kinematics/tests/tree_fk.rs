@@ -163,6 +163,115 @@ fn puma_matches_the_dh_table() {
     }
 }
 
+/// Two robots, one of them branching, with revolute, prismatic and
+/// spherical joints and offset origins.
+fn two_robots() -> KinematicTree {
+    let at = |x: f64, y: f64, z: f64| DAffine3::from_translation(DVec3::new(x, y, z));
+    KinematicTree::new(vec![
+        LinkSpec::new("base", None).with_joint(Joint::revolute("j0", DVec3::Z, -PI, PI)),
+        LinkSpec::new("upper", Some("base"))
+            .with_origin(at(0.0, 0.1, 0.5))
+            .with_joint(Joint::revolute("j1", DVec3::Y, -PI, PI)),
+        LinkSpec::new("slide", Some("upper"))
+            .with_origin(at(0.4, 0.0, 0.0))
+            .with_joint(Joint::prismatic("j2", DVec3::X, -0.2, 0.3)),
+        LinkSpec::new("wrist", Some("slide"))
+            .with_origin(at(0.1, 0.0, 0.05))
+            .with_joint(Joint::new("j3", JointType::Spherical)),
+        LinkSpec::new("side", Some("base"))
+            .with_origin(at(-0.2, 0.0, 0.3))
+            .with_joint(Joint::revolute("j4", DVec3::X, -PI, PI)),
+        LinkSpec::new("other", None)
+            .with_origin(at(2.0, 0.0, 0.0))
+            .with_joint(Joint::revolute("j5", DVec3::Z, -PI, PI)),
+        LinkSpec::new("other_arm", Some("other"))
+            .with_origin(at(0.0, 0.0, 0.7))
+            .with_joint(Joint::revolute("j6", DVec3::Y, -PI, PI)),
+    ])
+    .unwrap()
+}
+
+#[test]
+fn chain_kinematics_are_the_full_ones_bit_for_bit() {
+    let tree = two_robots();
+    let mut rng = Rng(4242);
+    let n = tree.len();
+    let sentinel = DAffine3::from_translation(DVec3::splat(f64::NAN));
+    for _ in 0..40 {
+        let mut q: Vec<f64> = (0..tree.nq()).map(|_| rng.range(-PI, PI)).collect();
+        let s = tree.q_range(tree.link_index("wrist").unwrap()).start;
+        let quat = DQuat::from_euler(
+            glam::EulerRot::XYZ,
+            rng.range(-PI, PI),
+            rng.range(-PI, PI),
+            rng.range(-PI, PI),
+        );
+        q[s..s + 4].copy_from_slice(&[quat.x, quat.y, quat.z, quat.w]);
+        let full = tree.poses(&q).unwrap();
+        // One link at a time from nothing: its chain, and nothing else.
+        for link in 0..n {
+            let (mut out, mut known) = (vec![sentinel; n], vec![false; n]);
+            tree.chain_forward_kinematics(link, &q, &mut out, &mut known)
+                .unwrap();
+            let chain: Vec<usize> = tree.ancestors(link).collect();
+            for i in 0..n {
+                assert_eq!(known[i], chain.contains(&i), "link {link}, entry {i}");
+                if known[i] {
+                    assert_eq!(out[i], full[i], "link {link}, entry {i}");
+                } else {
+                    assert!(out[i].translation.x.is_nan(), "link {link} wrote {i}");
+                }
+            }
+        }
+        // Links added in a random order into the same buffers end with
+        // every pose the full one.
+        let (mut out, mut known) = (vec![sentinel; n], vec![false; n]);
+        let mut order: Vec<usize> = (0..n).collect();
+        for k in (1..n).rev() {
+            order.swap(k, rng.below(k + 1));
+        }
+        for &link in &order {
+            tree.chain_forward_kinematics(link, &q, &mut out, &mut known)
+                .unwrap();
+        }
+        assert!(known.iter().all(|&k| k));
+        assert_eq!(out, full);
+    }
+    let q = vec![0.0; tree.nq()];
+    let (mut out, mut known) = (vec![DAffine3::IDENTITY; n], vec![false; n]);
+    assert_eq!(
+        tree.chain_forward_kinematics(n, &q, &mut out, &mut known)
+            .unwrap_err(),
+        KinematicsError::LinkIndex { index: n, len: n }
+    );
+    assert_eq!(
+        tree.chain_forward_kinematics(0, &q[1..], &mut out, &mut known)
+            .unwrap_err(),
+        KinematicsError::ConfigLength {
+            expected: tree.nq(),
+            got: tree.nq() - 1
+        }
+    );
+    assert_eq!(
+        tree.chain_forward_kinematics(0, &q, &mut out[1..], &mut known)
+            .unwrap_err(),
+        KinematicsError::BufferLength {
+            what: "poses",
+            expected: n,
+            got: n - 1
+        }
+    );
+    assert_eq!(
+        tree.chain_forward_kinematics(0, &q, &mut out, &mut known[1..])
+            .unwrap_err(),
+        KinematicsError::BufferLength {
+            what: "known poses",
+            expected: n,
+            got: n - 1
+        }
+    );
+}
+
 // ------------------------------------------------------- validation errors
 
 fn rev(name: &str, parent: Option<&str>) -> LinkSpec {
