@@ -412,6 +412,16 @@ struct Pair {
     other: Object,
 }
 
+impl Pair {
+    /// The other link of a link pair; `None` for an obstacle.
+    const fn other_link(self) -> Option<usize> {
+        match self.other {
+            Object::Link(j) => Some(j),
+            Object::Obstacle(_) => None,
+        }
+    }
+}
+
 /// A configuration of a segment with its world poses.
 #[derive(Clone, Debug)]
 struct Node {
@@ -1473,10 +1483,7 @@ impl Scene<'_> {
     /// λ of a pair over the straight segment between two nodes, tightened
     /// by their poses (the posed bound of `armature-kinematics`).
     fn pair_lambda(&self, pair: Pair, a: &Node, b: &Node) -> Result<f64, KinematicsError> {
-        let other = match pair.other {
-            Object::Link(j) => Some(j),
-            Object::Obstacle(_) => None,
-        };
+        let other = pair.other_link();
         for node in [a, b] {
             self.fill_levers(node, pair.link, other)?;
         }
@@ -1576,11 +1583,7 @@ impl Scene<'_> {
         };
         let node = &mut work.nodes[i];
         if let Some(known) = &mut node.partial {
-            let other = match pair.other {
-                Object::Link(j) => Some(j),
-                Object::Obstacle(_) => None,
-            };
-            for link in std::iter::once(pair.link).chain(other) {
+            for link in std::iter::once(pair.link).chain(pair.other_link()) {
                 tree.chain_forward_kinematics(link, &node.q, &mut node.poses, known)?;
             }
         }

@@ -1021,12 +1021,7 @@ fn check_waypoints<Q: AsRef<[f64]>>(
         return Err(too_few_waypoints(prefix, waypoints.len()));
     }
     for (k, q) in waypoints.iter().enumerate() {
-        let q = q.as_ref();
-        // The name is formatted only for a waypoint the check may reject (a
-        // planner checks many short paths; the format was most of the cost).
-        if q.len() != scene.nq() || !q.iter().all(|v| v.is_finite()) {
-            scene.check_configuration(&format!("{prefix}waypoints[{k}]"), q)?;
-        }
+        scene.check_configuration_named(|| format!("{prefix}waypoints[{k}]"), q.as_ref())?;
     }
     Ok(())
 }

@@ -408,6 +408,17 @@ impl Scene {
     /// [`Error::Configuration`] for a wrong length (with the expected count
     /// per body) or a value that is not finite (with its index and joint).
     pub fn check_configuration(&self, which: &str, q: &[f64]) -> Result<(), Error> {
+        self.check_configuration_named(|| which.to_owned(), q)
+    }
+
+    /// [`Scene::check_configuration`] with the name made only for an
+    /// error (a planner checks many short paths, and formatting each
+    /// waypoint's name was most of the check's cost).
+    pub(crate) fn check_configuration_named(
+        &self,
+        which: impl FnOnce() -> String,
+        q: &[f64],
+    ) -> Result<(), Error> {
         if q.len() != self.nq() {
             let per_body = self
                 .bodies
@@ -416,7 +427,7 @@ impl Scene {
                 .collect::<Vec<_>>()
                 .join(", ");
             return Err(Error::Configuration {
-                which: which.to_owned(),
+                which: which(),
                 message: format!(
                     "expected {} values ({per_body}), got {}",
                     self.nq(),
@@ -431,7 +442,7 @@ impl Scene {
                 .find(|j| j.q.contains(&k))
                 .map_or_else(String::new, |j| format!(" (joint `{}`)", j.name));
             return Err(Error::Configuration {
-                which: which.to_owned(),
+                which: which(),
                 message: format!("value {k}{joint} is {}, not a finite number", q[k]),
             });
         }

@@ -772,12 +772,17 @@ impl CurveLengthBounds {
 
     fn check_levers(&self, a: &PosedLevers, b: &PosedLevers) -> Result<(), KinematicsError> {
         for l in [a, b] {
-            if l.values.len() != self.factors.len() || l.filled.len() != self.len() {
-                return Err(KinematicsError::BufferLength {
-                    what: "levers",
-                    expected: self.factors.len(),
-                    got: l.values.len(),
-                });
+            for (what, expected, got) in [
+                ("levers", self.factors.len(), l.values.len()),
+                ("levers' links", self.len(), l.filled.len()),
+            ] {
+                if got != expected {
+                    return Err(KinematicsError::BufferLength {
+                        what,
+                        expected,
+                        got,
+                    });
+                }
             }
         }
         Ok(())
