@@ -16,15 +16,23 @@
 //! collision found) and no time limit, so every figure depends on the seed
 //! alone, not on the machine's load. With `EARLIEST=1` in the environment
 //! a path check decides every segment before the earliest colliding one
-//! instead (the checkers' default).
+//! instead (the checkers' default). `CLEARANCE=E` gives the adaptive
+//! checker the clearance `E` and `REFINED=1` makes it REFINED (M2 §VI).
+//!
+//! Each candidate's line is followed by the time per run spent on path
+//! checks answered free (the run's last), colliding and undecided. With
+//! `FREE_PATHS=1`, each found path is also re-checked segment by segment
+//! (fresh cache, adaptive bisection with the same pipeline), one line per
+//! segment: its joint-space length, answer, time and counters.
 
 use std::error::Error;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use armature::{Pipeline, Scene};
 use armature_benches::planner::{
-    AdaptiveChecker, ConfigSpace, FixedResolutionChecker, PlanReport, PlanStatus, Planner,
-    PlannerOptions, ProblemOptions, SegmentChecker, random_problems,
+    AdaptiveChecker, CheckerCounters, ConfigSpace, FixedResolutionChecker, PathVerdict, PlanReport,
+    PlanStatus, Planner, PlannerError, PlannerOptions, ProblemOptions, SegmentChecker,
+    random_problems,
 };
 
 const USAGE: &str = "expected: SCENE [adaptive|fixed=RHO] [RUNS] [CANDIDATE] [SEED]";
@@ -39,6 +47,42 @@ fn timed_plan(
     seed: u64,
 ) -> Result<PlanReport, Box<dyn Error>> {
     Ok(planner.plan(checker, start, goal, seed)?)
+}
+
+/// A checker that also times its path checks, apart by verdict: how much
+/// of a run goes to paths that turn out free (the last one) and to the
+/// colliding ones.
+struct Timed<'c> {
+    inner: Box<dyn SegmentChecker + 'c>,
+    /// Time and path checks: free, colliding, undecided.
+    spent: [(Duration, u64); 3],
+}
+
+impl SegmentChecker for Timed<'_> {
+    fn label(&self) -> String {
+        self.inner.label()
+    }
+
+    fn check_path(&mut self, waypoints: &[Vec<f64>]) -> Result<PathVerdict, PlannerError> {
+        let clock = Instant::now();
+        let verdict = self.inner.check_path(waypoints)?;
+        let k = match verdict {
+            PathVerdict::Free => 0,
+            PathVerdict::Collides { .. } => 1,
+            PathVerdict::Undecided { .. } => 2,
+        };
+        self.spent[k].0 += clock.elapsed();
+        self.spent[k].1 += 1;
+        Ok(verdict)
+    }
+
+    fn counters(&self) -> CheckerCounters {
+        self.inner.counters()
+    }
+
+    fn reset(&mut self) {
+        self.inner.reset();
+    }
 }
 
 fn main() -> Result<(), Box<dyn Error>> {
@@ -67,6 +111,11 @@ fn main() -> Result<(), Box<dyn Error>> {
     // found (`EARLIEST=1` decides every segment before the earliest).
     let earliest = std::env::var_os("EARLIEST").is_some();
     let pipeline = Pipeline::builder()
+        .refined_bisection(std::env::var_os("REFINED").is_some())
+        .path_clearance(match std::env::var("CLEARANCE") {
+            Ok(c) => c.parse()?,
+            Err(_) => 0.0,
+        })
         .locate_path_collision(false)
         .earliest_path_collision(earliest)
         .build()?;
@@ -75,7 +124,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         ..PlannerOptions::default()
     };
     let planner = Planner::new(&scene, &pipeline, space, options)?;
-    let mut checker: Box<dyn SegmentChecker + '_> = match which.strip_prefix("fixed=") {
+    let inner: Box<dyn SegmentChecker + '_> = match which.strip_prefix("fixed=") {
         Some(rho) => Box::new(FixedResolutionChecker::new(
             &pipeline,
             &scene,
@@ -84,18 +133,25 @@ fn main() -> Result<(), Box<dyn Error>> {
         None if which == "adaptive" => Box::new(AdaptiveChecker::new(&pipeline, &scene)?),
         None => return Err(USAGE.into()),
     };
+    let free_paths = std::env::var_os("FREE_PATHS").is_some();
+    let mut checker = Timed {
+        inner,
+        spent: [(Duration::ZERO, 0); 3],
+    };
     println!("{} candidates, checker {}", problems.len(), checker.label());
     for (c, problem) in problems.iter().enumerate() {
         if only.is_some_and(|o| o != c) {
             continue;
         }
+        checker.spent = [(Duration::ZERO, 0); 3];
         let mut times: Vec<Duration> = Vec::new();
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
         let (mut found, mut checks, mut milestones) = (0u64, 0u64, 0u64);
         let mut counters = Vec::new();
         for i in 0..runs {
             let report = timed_plan(
                 &planner,
-                checker.as_mut(),
+                &mut checker,
                 &problem.start,
                 &problem.goal,
                 seed.wrapping_add(i),
@@ -105,9 +161,35 @@ fn main() -> Result<(), Box<dyn Error>> {
             milestones += report.milestones as u64;
             times.push(report.time);
             counters.push(report.checker);
+            if free_paths && let Some(path) = &report.path {
+                let mut paths = pipeline.prepare_paths(&scene)?;
+                for w in path.windows(2) {
+                    paths.clear_cache();
+                    let len: f64 = w[0]
+                        .iter()
+                        .zip(&w[1])
+                        .map(|(a, b)| (a - b) * (a - b))
+                        .sum::<f64>()
+                        .sqrt();
+                    let clock = Instant::now();
+                    let r = paths.check_path(w)?;
+                    let t = clock.elapsed();
+                    println!(
+                        "  segment: length {len:.3}, {:?}, {:.3} ms, {} pairs, {} after the pre-pass, {} pops, {} GREEDY-DIST calls, {} discrete checks, {} forward kinematics, {} triangle tests",
+                        r.status,
+                        ms(t),
+                        r.stats.pairs,
+                        r.stats.pairs_after_prepass,
+                        r.stats.queue_pops,
+                        r.stats.greedy_calls,
+                        r.stats.discrete_checks,
+                        r.stats.forward_kinematics,
+                        r.stats.triangle_tests
+                    );
+                }
+            }
         }
         times.sort();
-        let ms = |d: Duration| d.as_secs_f64() * 1e3;
         let mean = times.iter().map(|&d| ms(d)).sum::<f64>() / runs.max(1) as f64;
         let per = |v: u64| v as f64 / runs.max(1) as f64;
         let sum = |f: fn(&armature_benches::planner::CheckerCounters) -> u64| {
@@ -125,6 +207,12 @@ fn main() -> Result<(), Box<dyn Error>> {
             sum(|c| c.queue_pops),
             sum(|c| c.greedy_calls),
             sum(|c| c.discrete_checks),
+        );
+        let [free, colliding, undecided] =
+            checker.spent.map(|(d, n)| (ms(d) / runs.max(1) as f64, n));
+        println!(
+            "    path checks per run: free {:.2} ms ({} checks), colliding {:.2} ms ({}), undecided {:.2} ms ({})",
+            free.0, free.1, colliding.0, colliding.1, undecided.0, undecided.1
         );
     }
     Ok(())

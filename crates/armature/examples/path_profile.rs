@@ -22,7 +22,9 @@
 //! `uniform` in place of the angle draws both ends uniformly (collision-free),
 //! the random segments of the segment suite. With `PER_SEGMENT=1` in the
 //! environment, each adaptive check also prints its answer, time, counters
-//! and the colliding pair, one line per segment.
+//! and the colliding pair, one line per segment; with `ONLY=K`, only the
+//! `K`-th motion (counted after the `colliding` / `free` selection) is
+//! timed, so a profiler sees one segment.
 
 use std::process::ExitCode;
 use std::time::Instant;
@@ -153,6 +155,14 @@ fn run() -> Result<(), Error> {
             }
         }
         motions = kept;
+    }
+    // `ONLY=K`: time the K-th of the kept motions alone (a profiler's view
+    // of one segment).
+    if let Some(k) = std::env::var("ONLY")
+        .ok()
+        .and_then(|k| k.parse::<usize>().ok())
+    {
+        motions = motions.into_iter().skip(k).take(1).collect();
     }
     let mode = if matches!(mode, "colliding" | "free") {
         "both"
