@@ -149,7 +149,8 @@ fn search<BV: DistanceVolume>(
     let prune = |lb: f64, best: f64| lb * (1.0 + rel_error) >= best || lb > cutoff;
     // A pair's lower bound: first the cheap one of the volumes' enclosing
     // balls, shrunk for their rounding; when that alone prunes the pair it
-    // is returned (a valid bound that prunes), else the volumes' own.
+    // is returned (a valid bound that prunes), else the volumes' own (or
+    // nearly: it only orders and prunes the descent).
     let lower = |a: &BV, b: &BV, best: f64| {
         let ((ca, ra), (cb, rb)) = (a.enclosing_ball(), b.enclosing_ball());
         let gap = ca.distance(cb) - (ra + rb);
@@ -157,7 +158,7 @@ fn search<BV: DistanceVolume>(
         if prune(ball, best) {
             ball
         } else {
-            a.distance_lower_bound(b)
+            a.near_distance_lower_bound(b)
         }
     };
     ws.stack.clear();
