@@ -10,7 +10,8 @@
 mod mesh_query_support;
 
 use armature_bvh_geometry::query::{
-    Advance, AdvancementOptions, DistanceWorkspace, MeshObject, advancement_step, relative_pose,
+    Advance, AdvancementFront, AdvancementOptions, DistanceWorkspace, MeshObject, advancement_step,
+    advancement_step_warm, relative_pose,
 };
 use armature_bvh_geometry::{Bvh, BvhOptions, Rss, TriMesh};
 use glam::{DAffine3, DQuat, DVec3};
@@ -120,6 +121,66 @@ proptest! {
                     prop_assert!(d >= c - tol, "d({}) = {} < c = {} within the step {}", tau, d, c, s);
                 }
             }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(config(200))]
+
+    /// Steps after the first start from the front the last one ended on
+    /// (`advancement_step_warm`): each still keeps the clearance, checked
+    /// by sampling, over several consecutive steps of one motion.
+    #[test]
+    fn warm_started_steps_keep_the_clearance(
+        a in mesh(),
+        b in mesh(),
+        m in motion(),
+        tb in pose(2.5),
+        c_frac in 0.0..0.5_f64,
+        leaf in 1_usize..=4,
+    ) {
+        let o = BvhOptions::default().with_max_leaf_triangles(leaf);
+        let (ba, bb) = (Bvh::<Rss>::build(&a, &o).unwrap(), Bvh::<Rss>::build(&b, &o).unwrap());
+        let d0 = distance_at(&a, &m.at(0.0), &b, &tb);
+        let c = d0 * c_frac;
+        let tol = 1e-9 * (1.0 + scale(&a, &m.at(0.0), &b, &tb));
+        let ob = MeshObject::new(&b, &bb, tb).unwrap();
+        let mut ws = DistanceWorkspace::new();
+        let mut front = AdvancementFront::new();
+        let mut t = 0.0;
+        for _ in 0..4 {
+            let options = AdvancementOptions {
+                clearance: c,
+                contact_distance: 2.0 * c,
+                horizon: 1.0 - t,
+                rel_error: 0.5,
+            };
+            let oa = MeshObject::new(&a, &ba, m.at(t)).unwrap();
+            let advance = advancement_step_warm(
+                &oa,
+                &ob,
+                &options,
+                |n, (cn, r), _| m.speed(n, cn.length() + r),
+                &mut front,
+                &mut ws,
+            )
+            .unwrap()
+            .advance;
+            let Advance::Step(s) = advance else {
+                prop_assert!(front.is_empty());
+                break;
+            };
+            let end = s.min(1.0 - t);
+            for k in 0..=16 {
+                let tau = t + end * f64::from(k) / 16.0;
+                let d = distance_at(&a, &m.at(tau), &b, &tb);
+                prop_assert!(d >= c - tol, "d({}) = {} < c = {} within the step {} from {}", tau, d, c, s, t);
+            }
+            if s >= 1.0 - t || s <= 0.0 {
+                break;
+            }
+            t += s;
         }
     }
 }

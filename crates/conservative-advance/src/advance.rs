@@ -93,9 +93,9 @@ use std::cmp::Ordering;
 use std::time::Instant;
 
 use armature_bvh_geometry::query::{
-    Advance, AdvancementOptions, CappedDistance, CollideMode, CollideWorkspace, DistanceCache,
-    DistanceWorkspace, MeshDistance, MeshObject, advancement_step, capped_distance, collide,
-    containment,
+    Advance, AdvancementFront, AdvancementOptions, CappedDistance, CollideMode, CollideWorkspace,
+    DistanceCache, DistanceWorkspace, MeshDistance, MeshObject, advancement_step_warm,
+    capped_distance, collide, containment,
 };
 use armature_bvh_geometry::{
     ArticulatedBody, DisabledPairs, DynamicHierarchyOptions, DynamicLinkHierarchy,
@@ -144,6 +144,8 @@ pub struct CcdWorkspace {
     potential: PotentialPairs,
     tasks: Vec<PairTask>,
     distance: DistanceWorkspace,
+    /// The C2A front of the pair being advanced, from its last step.
+    front: AdvancementFront,
     collide: CollideWorkspace,
     /// The projected speed bound of the pair being advanced.
     speed: PairSpeed,
@@ -485,6 +487,8 @@ impl Scene<'_> {
         } else {
             f64::INFINITY
         };
+        // Each step starts from the front the pair's last one ended on.
+        ws.front.clear();
         loop {
             if t >= cutoff {
                 return Ok(PairOutcome::Free);
@@ -553,11 +557,12 @@ impl Scene<'_> {
         };
         stats.distance_calls += 1;
         let speed = &ws.speed;
-        let step = advancement_step(
+        let step = advancement_step_warm(
             &a,
             &b,
             &options,
             |n, piece_a, piece_b| speed.piece_bound(n, piece_a, piece_b) + obstacle_speed,
+            &mut ws.front,
             &mut ws.distance,
         )?;
         Ok(match step.advance {

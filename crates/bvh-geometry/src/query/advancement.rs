@@ -55,6 +55,47 @@ pub struct AdvancementStep {
     pub stats: QueryStats,
 }
 
+/// The front an [`advancement_step_warm`] ended on, kept for the next step
+/// of the same two meshes: the node pairs that covered every triangle
+/// pair. A step started from it evaluates those pairs instead of
+/// descending again from the roots (their bounds are recomputed at the new
+/// poses; any front that covers every triangle pair gives a valid step).
+/// [`AdvancementFront::clear`] it before another pair of meshes.
+#[derive(Debug, Clone, Default)]
+pub struct AdvancementFront {
+    pairs: Vec<(u32, u32)>,
+}
+
+impl AdvancementFront {
+    /// An empty front (the next step starts from the roots).
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Forgets the front, keeping its storage.
+    pub fn clear(&mut self) {
+        self.pairs.clear();
+    }
+
+    /// The number of node pairs on the front.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.pairs.len()
+    }
+
+    /// Whether the front is empty.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.pairs.is_empty()
+    }
+}
+
+/// Largest front a step starts from: beyond it the next step starts from
+/// the roots again, so that a front refined where the meshes were close
+/// does not outlive their approach.
+const MAX_WARM_FRONT: usize = 1024;
+
 /// A front element: a node pair and its step bound.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct FrontPair {
@@ -129,6 +170,8 @@ struct Search<'p, 'o, 'a, F> {
     /// longer step.
     leaf_best: f64,
     stats: QueryStats,
+    /// Leaf pairs whose triangles were evaluated (part of the final front).
+    leaves_done: Vec<(u32, u32)>,
 }
 
 impl<F: FnMut(DVec3, (DVec3, f64), (DVec3, f64)) -> f64> Search<'_, '_, '_, F> {
@@ -208,6 +251,7 @@ impl<F: FnMut(DVec3, (DVec3, f64), (DVec3, f64)) -> f64> Search<'_, '_, '_, F> {
     /// Evaluates the triangle pairs of two leaves: a contact, or each
     /// pair's bound (at least `floor`) folded into `leaf_best`.
     fn leaves(&mut self, ia: u32, ib: u32, floor: f64) -> Option<MeshDistance> {
+        self.leaves_done.push((ia, ib));
         let p = self.p;
         let (na, nb) = (p.node_a(ia), p.node_b(ib));
         for &tb in p.b.bvh().leaf_triangles(nb) {
@@ -304,6 +348,34 @@ pub fn advancement_step<F>(
 where
     F: FnMut(DVec3, (DVec3, f64), (DVec3, f64)) -> f64,
 {
+    let mut front = core::mem::take(&mut ws.warm);
+    front.clear();
+    let step = advancement_step_warm(a, b, options, speed, &mut front, ws);
+    front.clear();
+    ws.warm = front;
+    step
+}
+
+/// [`advancement_step`] started from `front` (the roots when it is empty
+/// or larger than a few hundred pairs), which it leaves holding the front
+/// it ended on: consecutive steps of the same two meshes, whose poses
+/// change little, skip most of the descent. The guarantee is
+/// [`advancement_step`]'s: a front covering every triangle pair gives a
+/// valid step from any poses. A contact leaves the front empty.
+///
+/// # Errors
+/// As [`advancement_step`].
+pub fn advancement_step_warm<F>(
+    a: &MeshObject<'_, Rss>,
+    b: &MeshObject<'_, Rss>,
+    options: &AdvancementOptions,
+    speed: F,
+    front_in: &mut AdvancementFront,
+    ws: &mut DistanceWorkspace,
+) -> Result<AdvancementStep, GeometryError>
+where
+    F: FnMut(DVec3, (DVec3, f64), (DVec3, f64)) -> f64,
+{
     let AdvancementOptions {
         clearance,
         contact_distance: contact,
@@ -336,12 +408,20 @@ where
         contact,
         leaf_best: f64::INFINITY,
         stats: QueryStats::default(),
+        leaves_done: core::mem::take(&mut ws.leaves_done),
     };
+    search.leaves_done.clear();
     let mut urgent = core::mem::take(&mut ws.stack);
     let mut front = core::mem::take(&mut ws.front);
     urgent.clear();
     front.clear();
-    search.push(0, 0, 0.0, &mut urgent, &mut front);
+    if front_in.pairs.is_empty() || front_in.pairs.len() > MAX_WARM_FRONT {
+        search.push(0, 0, 0.0, &mut urgent, &mut front);
+    } else {
+        for &(ia, ib) in &front_in.pairs {
+            search.push(ia, ib, 0.0, &mut urgent, &mut front);
+        }
+    }
     let advance = loop {
         // Pairs within the contact distance first, down to their
         // triangles: a triangle pair that close is always found.
@@ -366,6 +446,8 @@ where
         };
         let s = top.step;
         if s.is_nan() || s >= horizon || s * (1.0 + rel_error) >= search.leaf_best {
+            // Still on the front it ends on.
+            front.push(top);
             break Advance::Step(s.min(search.leaf_best));
         }
         let (na, nb) = (p.node_a(top.ia), p.node_b(top.ib));
@@ -379,10 +461,16 @@ where
             search.split(top.ia, top.ib, s, &mut urgent, &mut front);
         }
     };
+    front_in.pairs.clear();
+    if !matches!(advance, Advance::Contact(_)) {
+        front_in.pairs.extend(front.iter().map(|f| (f.ia, f.ib)));
+        front_in.pairs.extend_from_slice(&search.leaves_done);
+    }
     urgent.clear();
     front.clear();
     ws.stack = urgent;
     ws.front = front;
+    ws.leaves_done = core::mem::take(&mut search.leaves_done);
     let stats = search.stats;
     let advance = match advance {
         Advance::Contact(mut m) => {

@@ -52,6 +52,10 @@ pub struct DistanceWorkspace {
     deferred: Vec<Deferred>,
     /// The front of [`super::advancement_step`], smallest step on top.
     pub(super) front: std::collections::BinaryHeap<super::advancement::FrontPair>,
+    /// The leaf pairs one advancement step evaluated.
+    pub(super) leaves_done: Vec<(u32, u32)>,
+    /// The (empty) front of a cold [`super::advancement_step`].
+    pub(super) warm: super::advancement::AdvancementFront,
 }
 
 impl DistanceWorkspace {

@@ -92,7 +92,10 @@ mod triangle_triangle_intersection;
 use glam::DVec3;
 
 pub use aabb_aabb::{distance_aabb_aabb, overlap_aabb_aabb};
-pub use advancement::{Advance, AdvancementOptions, AdvancementStep, advancement_step};
+pub use advancement::{
+    Advance, AdvancementFront, AdvancementOptions, AdvancementStep, advancement_step,
+    advancement_step_warm,
+};
 pub use capsule_capsule::distance_capsule_capsule;
 pub use capsule_triangle::distance_capsule_triangle;
 pub use containment::{
