@@ -357,7 +357,7 @@ where
 }
 
 /// [`advancement_step`] started from `front` (the roots when it is empty
-/// or larger than a few hundred pairs), which it leaves holding the front
+/// or holds more than 1,024 pairs), which it leaves holding the front
 /// it ended on: consecutive steps of the same two meshes, whose poses
 /// change little, skip most of the descent. The guarantee is
 /// [`advancement_step`]'s: a front covering every triangle pair gives a
