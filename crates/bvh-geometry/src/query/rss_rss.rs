@@ -238,20 +238,14 @@ pub fn distance_rss_rss(a: &Rss, b: &Rss) -> f64 {
 /// touching, or meeting at a slant the rounds have not resolved) the
 /// rectangles' exact closest points give the direction.
 pub(super) fn separation_rss(a: &Rss, b: &Rss, contact: f64) -> (DVec3, f64) {
-    let (p, q) = projected_pair(a, b);
-    let v = q - p;
-    let radii = a.radius + b.radius;
-    let upper = v.length() - radii;
+    let (v, upper) = projected_pair(a, b);
     if upper <= contact {
         // Within the contact distance whatever the direction (up to the
         // rounding of `upper`, and refining a pair is always safe).
         return (DVec3::X, f64::NEG_INFINITY);
     }
-    if let Some(n) = v.try_normalize() {
-        let (n, g) = slab_gap_rss(a, b, n);
-        if g >= upper * (1.0 - APPROX_SLACK) {
-            return (n, g);
-        }
+    if let Some(found) = kept_direction(a, b, v, upper) {
+        return found;
     }
     let c = closest_points_rectangle_rectangle(a, b);
     let v = c.point_b - c.point_a;
@@ -270,19 +264,22 @@ pub(super) fn separation_rss(a: &Rss, b: &Rss, contact: f64) -> (DVec3, f64) {
 /// of the two points they found when that is within the slack of those
 /// points' distance (see [`separation_rss`]); the exact bound otherwise.
 pub(super) fn near_distance_lower_bound_rss(a: &Rss, b: &Rss) -> f64 {
-    let (p, q) = projected_pair(a, b);
-    let v = q - p;
-    let upper = v.length() - (a.radius + b.radius);
+    let (v, upper) = projected_pair(a, b);
     if upper <= 0.0 {
         return 0.0;
     }
-    if let Some(n) = v.try_normalize() {
-        let (_, g) = slab_gap_rss(a, b, n);
-        if g >= upper * (1.0 - APPROX_SLACK) {
-            return g;
-        }
+    match kept_direction(a, b, v, upper) {
+        Some((_, g)) => g,
+        None => distance_rss_rss(a, b),
     }
-    distance_rss_rss(a, b)
+}
+
+/// The direction of `v` (from `a`'s projected point to `b`'s) and its
+/// certified gap, when that gap is within [`APPROX_SLACK`] of `upper`, the
+/// two points' distance less the radii; `None` otherwise.
+fn kept_direction(a: &Rss, b: &Rss, v: DVec3, upper: f64) -> Option<(DVec3, f64)> {
+    let (n, g) = slab_gap_rss(a, b, v.try_normalize()?);
+    (g >= upper * (1.0 - APPROX_SLACK)).then_some((n, g))
 }
 
 /// How far below the distance of the two points alternating projections
@@ -295,10 +292,12 @@ const SEPARATION_ROUNDS: usize = 4;
 
 /// A point of each core rectangle, approaching their closest pair: from
 /// `b`'s centre, `a`'s rectangle point nearest it, `b`'s nearest that one,
-/// and so on, stopping early once a round no longer moves the point.
+/// and so on, stopping early once a round no longer moves the point. Gives
+/// the vector from `a`'s point to `b`'s and their distance less both
+/// radii (an upper bound on the swept shapes' distance, up to rounding).
 /// (`max`/`min` rather than `clamp`, which panics on NaN: bad input gives
 /// NaN points, and the callers' gaps then separate nothing.)
-fn projected_pair(a: &Rss, b: &Rss) -> (DVec3, DVec3) {
+fn projected_pair(a: &Rss, b: &Rss) -> (DVec3, f64) {
     let (ax, ay) = (a.axes.x_axis, a.axes.y_axis);
     let (bx, by) = (b.axes.x_axis, b.axes.y_axis);
     let (ha, hb) = (a.half_lengths, b.half_lengths);
@@ -321,7 +320,8 @@ fn projected_pair(a: &Rss, b: &Rss) -> (DVec3, DVec3) {
         }
         p = on_a(q);
     }
-    (p, q)
+    let v = q - p;
+    (v, v.length() - (a.radius + b.radius))
 }
 
 /// The certified slab gap of two swept rectangles along the unit `n`
