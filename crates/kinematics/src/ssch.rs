@@ -273,71 +273,104 @@ impl Ssch {
     /// within `r + D` of the kept hull. `D` and the sum are rounded up.
     #[must_use]
     pub fn reduced(&self, n: usize) -> Self {
+        let mut out = self.clone();
+        out.reduce_in_place(n);
+        out
+    }
+
+    /// [`Ssch::reduced`] in place: the same points in the same order and
+    /// the same radius, without allocating for up to 128 points.
+    ///
+    /// The squared distances to the kept set are held coordinate-wise
+    /// apart (`x`, `y`, `z` in three arrays), so the update after each
+    /// kept point runs over plain arrays; each squared distance is
+    /// `dx·dx + dy·dy + dz·dz` in that order, as `DVec3::distance_squared`
+    /// computes it, and ties go to the first index, so the choice is that
+    /// of the plain farthest-first loop.
+    pub(crate) fn reduce_in_place(&mut self, n: usize) {
         let n = n.max(1);
-        if self.points.len() <= n {
-            return self.clone();
+        let m = self.points.len();
+        if m <= n {
+            return;
         }
-        let (c, _) = self.bounding_sphere();
-        // The first kept point is the farthest from the centre; then
-        // `far` holds each point's squared distance to the kept set.
-        let first = self
-            .points
-            .iter()
-            .map(|p| p.distance_squared(c))
-            .enumerate()
-            .fold(
-                (0, f64::NEG_INFINITY),
-                |b, (i, d)| if d > b.1 { (i, d) } else { b },
-            )
-            .0;
-        let s0 = self.points[first];
-        let mut far = self
-            .points
-            .iter()
-            .map(|p| p.distance_squared(s0))
-            .collect::<Vec<_>>();
-        let mut kept = Vec::with_capacity(n);
-        kept.push(s0);
+        let c = self.box_centre();
+        // Coordinates apart, then squared distances to the kept set: the
+        // buffers are plain arrays the loops below run over.
+        let mut buf: SmallVec<[f64; 512]> = SmallVec::from_elem(0.0, 4 * m);
+        let (xs, rest) = buf.split_at_mut(m);
+        let (ys, rest) = rest.split_at_mut(m);
+        let (zs, far) = rest.split_at_mut(m);
         let mut scale: f64 = 0.0;
-        for p in &self.points {
+        for (i, p) in self.points.iter().enumerate() {
+            xs[i] = p.x;
+            ys[i] = p.y;
+            zs[i] = p.z;
             scale = scale.max(p.abs().max_element());
         }
-        for _ in 1..n {
-            let (i, _) = far
-                .iter()
-                .enumerate()
-                .fold(
-                    (0, f64::NEG_INFINITY),
-                    |b, (i, d)| if *d > b.1 { (i, *d) } else { b },
-                );
-            let s = self.points[i];
-            kept.push(s);
-            for (d, p) in far.iter_mut().zip(&self.points) {
-                *d = d.min(p.distance_squared(s));
+        let (xs, ys, zs) = (&*xs, &*ys, &*zs);
+        // The first kept point is the farthest from the centre; then `far`
+        // holds each point's squared distance to the kept set.
+        let mut next = 0;
+        let mut best = f64::NEG_INFINITY;
+        for (i, ((x, y), z)) in xs.iter().zip(ys).zip(zs).enumerate() {
+            let (dx, dy, dz) = (x - c.x, y - c.y, z - c.z);
+            let d = dx * dx + dy * dy + dz * dz;
+            if d > best {
+                best = d;
+                next = i;
+            }
+        }
+        far.fill(f64::INFINITY);
+        let mut kept: SmallVec<[usize; 32]> = SmallVec::with_capacity(n);
+        for step in 0..n {
+            kept.push(next);
+            let (sx, sy, sz) = (xs[next], ys[next], zs[next]);
+            for (((f, x), y), z) in far.iter_mut().zip(xs).zip(ys).zip(zs) {
+                let (dx, dy, dz) = (x - sx, y - sy, z - sz);
+                let d = dx * dx + dy * dy + dz * dz;
+                // `min` of finite values (coordinates are finite).
+                *f = if d < *f { d } else { *f };
+            }
+            if step + 1 < n {
+                let mut best = f64::NEG_INFINITY;
+                for (i, &d) in far.iter().enumerate() {
+                    if d > best {
+                        best = d;
+                        next = i;
+                    }
+                }
             }
         }
         let d = far.iter().copied().fold(0.0, f64::max).sqrt();
-        Self {
-            points: kept,
-            radius: add_up(add_up(self.radius, d), slack(scale)),
+        let chosen: SmallVec<[DVec3; 32]> = kept.iter().map(|&i| self.points[i]).collect();
+        self.points.clear();
+        self.points.extend_from_slice(&chosen);
+        self.radius = add_up(add_up(self.radius, d), slack(scale));
+    }
+
+    /// The middle of the points' bounding box.
+    fn box_centre(&self) -> DVec3 {
+        let (mut lo, mut hi) = (self.points[0], self.points[0]);
+        for &p in &self.points {
+            lo = lo.min(p);
+            hi = hi.max(p);
         }
+        (lo + hi) * 0.5
     }
 
     /// A ball enclosing the SSCH: centred at the middle of the points'
     /// bounding box (not the smallest ball).
     #[must_use]
     pub fn bounding_sphere(&self) -> (DVec3, f64) {
-        let (mut lo, mut hi) = (self.points[0], self.points[0]);
-        for &p in &self.points {
-            lo = lo.min(p);
-            hi = hi.max(p);
-        }
-        let c = (lo + hi) * 0.5;
+        let c = self.box_centre();
+        // `sqrt` is monotone and correctly rounded: the largest length is
+        // the root of the largest squared length.
         let far = self
             .points
             .iter()
-            .map(|p| p.distance(c))
-            .fold(0.0, f64::max);
+            .map(|p| p.distance_squared(c))
+            .fold(0.0, f64::max)
+            .sqrt();
         (c, add_up(far, self.radius) + slack(c.length() + far))
     }
 }
@@ -1280,7 +1313,7 @@ pub fn swept_into_frame(
             if let Some(n) = o.max_points
                 && cur.points.len() > n
             {
-                cur = cur.reduced(n);
+                cur.reduce_in_place(n);
             }
         }
     }
@@ -1452,6 +1485,18 @@ impl PreparedSweeps {
         body: &Ssch,
         up_to: Option<usize>,
     ) -> Result<Ssch, KinematicsError> {
+        self.check_chain(tree, link, up_to)?;
+        let mut cur = body.clone();
+        self.sweep_in_place(tree, link, &mut cur, up_to);
+        Ok(cur)
+    }
+
+    fn check_chain(
+        &self,
+        tree: &KinematicTree,
+        link: usize,
+        up_to: Option<usize>,
+    ) -> Result<(), KinematicsError> {
         if tree.len() != self.links.len() {
             return Err(KinematicsError::BufferLength {
                 what: "prepared links",
@@ -1469,8 +1514,18 @@ impl PreparedSweeps {
                 });
             }
         }
-        let mut cur = body.clone();
-        let mut next: Vec<DVec3> = Vec::with_capacity(cur.points.len() * 2);
+        Ok(())
+    }
+
+    /// The loop of [`PreparedSweeps::sweep`] (arguments checked).
+    fn sweep_in_place(
+        &self,
+        tree: &KinematicTree,
+        link: usize,
+        cur: &mut Ssch,
+        up_to: Option<usize>,
+    ) {
+        let mut next: Vec<DVec3> = Vec::new();
         for k in tree.ancestors(link) {
             if Some(k) == up_to {
                 break;
@@ -1479,7 +1534,7 @@ impl PreparedSweeps {
             match &pl.op {
                 PreparedOp::None => cur.transform_in_place(&pl.origin),
                 PreparedOp::Generic(op) => {
-                    cur = op.sweep_unchecked(&cur);
+                    *cur = op.sweep_unchecked(cur);
                     cur.transform_in_place(&pl.origin);
                 }
                 PreparedOp::Circ {
@@ -1516,10 +1571,9 @@ impl PreparedSweeps {
             if let Some(n) = pl.max_points
                 && cur.points.len() > n
             {
-                cur = cur.reduced(n);
+                cur.reduce_in_place(n);
             }
         }
-        Ok(cur)
     }
 }
 
@@ -1584,7 +1638,7 @@ fn sweep_chain<'o>(
             if let Some(n) = o.max_points
                 && cur.points.len() > n
             {
-                cur = cur.reduced(n);
+                cur.reduce_in_place(n);
             }
         }
         cur.transform_in_place(l.origin());
@@ -1635,6 +1689,68 @@ pub fn swept_pair(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The farthest-first reduction written plainly, as a reference for
+    /// [`Ssch::reduce_in_place`].
+    fn reduced_reference(s: &Ssch, n: usize) -> Ssch {
+        let n = n.max(1);
+        if s.points.len() <= n {
+            return s.clone();
+        }
+        let c = s.box_centre();
+        let argmax = |v: &[f64]| {
+            v.iter()
+                .enumerate()
+                .fold(
+                    (0, f64::NEG_INFINITY),
+                    |b, (i, d)| if *d > b.1 { (i, *d) } else { b },
+                )
+                .0
+        };
+        let to_c: Vec<f64> = s.points.iter().map(|p| p.distance_squared(c)).collect();
+        let s0 = s.points[argmax(&to_c)];
+        let mut far: Vec<f64> = s.points.iter().map(|p| p.distance_squared(s0)).collect();
+        let mut kept = vec![s0];
+        for _ in 1..n {
+            let k = s.points[argmax(&far)];
+            kept.push(k);
+            for (d, p) in far.iter_mut().zip(&s.points) {
+                *d = d.min(p.distance_squared(k));
+            }
+        }
+        let d = far.iter().copied().fold(0.0, f64::max).sqrt();
+        let scale = s
+            .points
+            .iter()
+            .map(|p| p.abs().max_element())
+            .fold(0.0, f64::max);
+        Ssch {
+            points: kept,
+            radius: add_up(add_up(s.radius, d), slack(scale)),
+        }
+    }
+
+    #[test]
+    fn reduction_picks_the_points_of_the_plain_farthest_first_loop() {
+        // Seeded clouds with repeated points (ties), from 2 to 200 points.
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+        };
+        for m in [2usize, 3, 16, 17, 32, 33, 64, 129, 200] {
+            let mut pts: Vec<DVec3> = (0..m)
+                .map(|_| DVec3::new(next(), next(), next()) * 3.0)
+                .collect();
+            pts[m / 2] = pts[0];
+            let s = Ssch::new(pts, 0.25).unwrap();
+            for n in [1usize, 2, 5, 16, 40] {
+                assert_eq!(s.reduced(n), reduced_reference(&s, n), "{m} points to {n}");
+            }
+        }
+    }
 
     #[test]
     fn circ_formulas_at_a_glance() {
