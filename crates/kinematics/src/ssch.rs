@@ -279,7 +279,7 @@ impl Ssch {
     }
 
     /// [`Ssch::reduced`] in place: the same points in the same order and
-    /// the same radius, without allocating for up to 128 points.
+    /// the same radius, without allocating for up to 64 points.
     ///
     /// The squared distances to the kept set are held coordinate-wise
     /// apart (`x`, `y`, `z` in three arrays), so the update after each
@@ -296,7 +296,14 @@ impl Ssch {
         let c = self.box_centre();
         // Coordinates apart, then squared distances to the kept set: the
         // buffers are plain arrays the loops below run over.
-        let mut buf: SmallVec<[f64; 512]> = SmallVec::from_elem(0.0, 4 * m);
+        let mut stack = [0.0f64; 256];
+        let mut heap = Vec::new();
+        let buf: &mut [f64] = if 4 * m <= stack.len() {
+            &mut stack[..4 * m]
+        } else {
+            heap.resize(4 * m, 0.0);
+            &mut heap
+        };
         let (xs, rest) = buf.split_at_mut(m);
         let (ys, rest) = rest.split_at_mut(m);
         let (zs, far) = rest.split_at_mut(m);
@@ -307,6 +314,7 @@ impl Ssch {
             zs[i] = p.z;
             scale = scale.max(p.abs().max_element());
         }
+        far.fill(f64::INFINITY);
         let (xs, ys, zs) = (&*xs, &*ys, &*zs);
         // The first kept point is the farthest from the centre; then `far`
         // holds each point's squared distance to the kept set.
@@ -320,7 +328,6 @@ impl Ssch {
                 next = i;
             }
         }
-        far.fill(f64::INFINITY);
         let mut kept: SmallVec<[usize; 32]> = SmallVec::with_capacity(n);
         for step in 0..n {
             kept.push(next);
@@ -759,11 +766,16 @@ impl JointOperation {
             Self::Circ2 { axis, angles } => Some(CircPrep::new(axis, angles, true)),
             _ => None,
         };
+        let vehicle_prep = match *self {
+            Self::VehicleCirc { l, phi, s, alpha } => Some(VehicleCircPrep::new(l, phi, s, alpha)),
+            _ => None,
+        };
         for &p in &body.points {
             let start = points.len();
-            let rp = match &circ_prep {
-                Some(c) => c.cover(p, &mut points),
-                None => self.cover_into(p, &mut points),
+            let rp = match (&circ_prep, &vehicle_prep) {
+                (Some(c), _) => c.cover(p, &mut points),
+                (None, Some(v)) => v.cover(p, &mut points),
+                (None, None) => self.cover_into(p, &mut points),
             };
             r = r.max(rp);
             dedup_tail(&mut points, start);
@@ -943,42 +955,86 @@ fn vehicle_circ(
     p: DVec3,
     out: &mut Vec<DVec3>,
 ) -> f64 {
-    let pm = phi.midpoint();
-    let f = |sigma: f64, a: f64| vehicle_transform(pm, sigma, a).transform_point3(p);
-    // p in the frame whose x axis is the direction of motion.
-    let pl = DMat3::from_rotation_z(-pm) * p;
-    let pxy = DVec2::new(p.x, p.y).length();
-    let lf = l as f64;
-    out.push(p);
-    let mut r_arc: f64 = 0.0;
-    for si in [s.lo(), s.hi()] {
-        for aj in [alpha.lo(), alpha.hi()] {
-            for k in 1..=l {
-                let lam = k as f64 / lf;
-                out.push(f(lam * si, lam * aj));
+    VehicleCircPrep::new(l, phi, s, alpha).cover(p, out)
+}
+
+/// [`vehicle_circ`] with its per-interval quantities computed once (the
+/// transforms of every arc sample and the turn into the direction of
+/// motion): the same arithmetic, so the same points and radius.
+struct VehicleCircPrep {
+    l: usize,
+    s: Interval,
+    alpha: Interval,
+    phi: Interval,
+    /// The sample transforms in the order the points are pushed: the arcs
+    /// (`σ`, `a`) = (`λ s_i`, `λ α_j`), then the middle thirds.
+    samples: SmallVec<[DAffine3; 16]>,
+    /// The rotation by `−φ_m`.
+    to_motion: DMat3,
+}
+
+impl VehicleCircPrep {
+    fn new(l: usize, phi: Interval, s: Interval, alpha: Interval) -> Self {
+        let pm = phi.midpoint();
+        let lf = l as f64;
+        let mut samples = SmallVec::new();
+        for si in [s.lo(), s.hi()] {
+            for aj in [alpha.lo(), alpha.hi()] {
+                for k in 1..=l {
+                    let lam = k as f64 / lf;
+                    samples.push(vehicle_transform(pm, lam * si, lam * aj));
+                }
             }
-            // |∂²_λ F| = |α|·|α p'_xy − s ŷ| (rotation about (0, s/α)).
-            r_arc = r_arc.max(aj.abs() * DVec2::new(aj * pl.x, aj * pl.y - si).length());
+        }
+        let h = alpha.width() / 3.0;
+        for si in [s.lo(), s.hi()] {
+            samples.push(vehicle_transform(pm, si, alpha.lo() + h));
+            samples.push(vehicle_transform(pm, si, alpha.hi() - h));
+        }
+        Self {
+            l,
+            s,
+            alpha,
+            phi,
+            samples,
+            to_motion: DMat3::from_rotation_z(-pm),
         }
     }
-    r_arc /= 8.0 * lf * lf;
-    let h = alpha.width() / 3.0;
-    let mut r_s: f64 = 0.0;
-    for si in [s.lo(), s.hi()] {
-        out.push(f(si, alpha.lo() + h));
-        out.push(f(si, alpha.hi() - h));
-        // |∂²_a F| ≤ |p_xy| + |s|/3.
-        r_s = r_s.max(pxy + si.abs() / 3.0);
-    }
-    r_s *= h * h / 8.0;
-    let scale = (p.length() + s.mag()) * (4.0 + alpha.mag() + phi.mag());
-    add_up(
+
+    fn cover(&self, p: DVec3, out: &mut Vec<DVec3>) -> f64 {
+        let (s, alpha, phi) = (self.s, self.alpha, self.phi);
+        // p in the frame whose x axis is the direction of motion.
+        let pl = self.to_motion * p;
+        let pxy = DVec2::new(p.x, p.y).length();
+        let lf = self.l as f64;
+        out.push(p);
+        let arcs = 4 * self.l;
+        out.extend(self.samples[..arcs].iter().map(|t| t.transform_point3(p)));
+        let mut r_arc: f64 = 0.0;
+        for si in [s.lo(), s.hi()] {
+            for aj in [alpha.lo(), alpha.hi()] {
+                // |∂²_λ F| = |α|·|α p'_xy − s ŷ| (rotation about (0, s/α)).
+                r_arc = r_arc.max(aj.abs() * DVec2::new(aj * pl.x, aj * pl.y - si).length());
+            }
+        }
+        r_arc /= 8.0 * lf * lf;
+        let h = alpha.width() / 3.0;
+        out.extend(self.samples[arcs..].iter().map(|t| t.transform_point3(p)));
+        let mut r_s: f64 = 0.0;
+        for si in [s.lo(), s.hi()] {
+            // |∂²_a F| ≤ |p_xy| + |s|/3.
+            r_s = r_s.max(pxy + si.abs() / 3.0);
+        }
+        r_s *= h * h / 8.0;
+        let scale = (p.length() + s.mag()) * (4.0 + alpha.mag() + phi.mag());
         add_up(
-            r_arc.max(r_s) * (1.0 + 8.0 * f64::EPSILON),
-            direction_radius(phi, s),
-        ),
-        slack(scale),
-    )
+            add_up(
+                r_arc.max(r_s) * (1.0 + 8.0 * f64::EPSILON),
+                direction_radius(phi, s),
+            ),
+            slack(scale),
+        )
+    }
 }
 
 /// Which operation each joint type gets in [`swept_ssch`] (M3 §III-C: the
@@ -1689,6 +1745,77 @@ pub fn swept_pair(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The vehicle cover point by point, as written before its
+    /// transforms were prepared once: the reference of [`VehicleCircPrep`].
+    fn vehicle_circ_reference(
+        l: usize,
+        phi: Interval,
+        s: Interval,
+        alpha: Interval,
+        p: DVec3,
+        out: &mut Vec<DVec3>,
+    ) -> f64 {
+        let pm = phi.midpoint();
+        let f = |sigma: f64, a: f64| vehicle_transform(pm, sigma, a).transform_point3(p);
+        // p in the frame whose x axis is the direction of motion.
+        let pl = DMat3::from_rotation_z(-pm) * p;
+        let pxy = DVec2::new(p.x, p.y).length();
+        let lf = l as f64;
+        out.push(p);
+        let mut r_arc: f64 = 0.0;
+        for si in [s.lo(), s.hi()] {
+            for aj in [alpha.lo(), alpha.hi()] {
+                for k in 1..=l {
+                    let lam = k as f64 / lf;
+                    out.push(f(lam * si, lam * aj));
+                }
+                // |∂²_λ F| = |α|·|α p'_xy − s ŷ| (rotation about (0, s/α)).
+                r_arc = r_arc.max(aj.abs() * DVec2::new(aj * pl.x, aj * pl.y - si).length());
+            }
+        }
+        r_arc /= 8.0 * lf * lf;
+        let h = alpha.width() / 3.0;
+        let mut r_s: f64 = 0.0;
+        for si in [s.lo(), s.hi()] {
+            out.push(f(si, alpha.lo() + h));
+            out.push(f(si, alpha.hi() - h));
+            // |∂²_a F| ≤ |p_xy| + |s|/3.
+            r_s = r_s.max(pxy + si.abs() / 3.0);
+        }
+        r_s *= h * h / 8.0;
+        let scale = (p.length() + s.mag()) * (4.0 + alpha.mag() + phi.mag());
+        add_up(
+            add_up(
+                r_arc.max(r_s) * (1.0 + 8.0 * f64::EPSILON),
+                direction_radius(phi, s),
+            ),
+            slack(scale),
+        )
+    }
+
+    #[test]
+    fn prepared_vehicle_covers_are_the_plain_ones() {
+        let iv = |a: f64, b: f64| Interval::new(a, b).unwrap();
+        for (l, phi, s, alpha) in [
+            (1, iv(-0.1, 0.2), iv(-0.3, 0.5), iv(-0.2, 0.4)),
+            (2, iv(0.0, 0.0), iv(0.0, 1.2), iv(0.0, 0.0)),
+            (3, iv(1.0, 1.5), iv(-2.0, -0.5), iv(-1.0, 1.0)),
+        ] {
+            let prep = VehicleCircPrep::new(l, phi, s, alpha);
+            for p in [
+                DVec3::ZERO,
+                DVec3::new(0.3, -1.2, 0.7),
+                DVec3::new(-4.0, 2.5, -0.1),
+            ] {
+                let (mut a, mut b) = (Vec::new(), Vec::new());
+                let ra = prep.cover(p, &mut a);
+                let rb = vehicle_circ_reference(l, phi, s, alpha, p, &mut b);
+                assert_eq!(a, b);
+                assert_eq!(ra.to_bits(), rb.to_bits());
+            }
+        }
+    }
 
     /// The farthest-first reduction written plainly, as a reference for
     /// [`Ssch::reduce_in_place`].
