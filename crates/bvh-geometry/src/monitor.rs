@@ -36,8 +36,9 @@
 //! and by the carry margin below): along a smooth motion it is nearly the
 //! distance, and when it already reaches the smallest distance found the
 //! pair is passed over (its bound raised) at the cost of one support per
-//! volume. Only the pair with the smallest bound is found before the first
-//! distance; the pairs it leaves in play are then sorted.
+//! volume. The pair closest at the last cycle is evaluated first (with a
+//! budget, the pair with the smallest bound); the pairs its distance
+//! leaves in play are then sorted.
 //!
 //! **Chained sweeps.** A link tested in several frames (the least common
 //! ancestors of its pairs, and the world) is swept into the nearest frame
@@ -78,7 +79,10 @@
 //! up and the difference down. A carried bound is additionally
 //! lowered by a relative margin of `1e-9` (at least `1e-12`), so it never
 //! exceeds what a fresh evaluation at the same state would certify by the
-//! GJK tolerance. Consequently the bounded monitor never says "go" where
+//! GJK tolerance. Beyond GJK's range (two volumes whose magnitudes add up
+//! to more than [`MAX_MAGNITUDE`]), where a fresh evaluation certifies only
+//! the balls' gap, nothing is carried and no direction gap is taken.
+//! Consequently the bounded monitor never says "go" where
 //! the full one (no budget) says "stop" at the same state.
 //!
 //! **Obstacles** are static. The monitor has no swept volume for an
@@ -114,7 +118,7 @@ use std::time::{Duration, Instant};
 
 use crate::dynamic::{DisabledPairs, LinkGroups, rigid_groups};
 use crate::error::GeometryError;
-use crate::gjk::{GjkCache, ssch_distance};
+use crate::gjk::{GjkCache, MAX_MAGNITUDE, ssch_distance};
 use armature_kinematics::{
     BrakingModel, JointInterval, JointType, KinematicTree, PreparedSweeps, Ssch,
     SweptVolumeOptions, braking_intervals, swept_into_frame, swept_ssch_per_link,
@@ -361,6 +365,9 @@ struct SweptKey {
     ball: (DVec3, f64),
     /// How far the current volume reaches outside the previous one.
     growth: f64,
+    /// An upper bound on the current volume's [`magnitude`] (from its
+    /// ball).
+    magnitude: f64,
 }
 
 /// The M3 monitor (see the [module docs](self)).
@@ -389,6 +396,8 @@ pub struct SweptVolumeMonitor {
     order: Vec<(f64, usize)>,
     /// This cycle's volumes, one slot per key, until all are formed.
     staged: Vec<Option<Ssch>>,
+    /// The index of the pair closest at the last cycle.
+    last_closest: Option<usize>,
 }
 
 /// A certified lower bound on the distance of two balls' contents, rounded
@@ -536,6 +545,7 @@ impl SweptVolumeMonitor {
             pairs,
             order: Vec::new(),
             staged: Vec::new(),
+            last_closest: None,
         };
         m.plan_sweeps();
         Ok(m)
@@ -721,6 +731,7 @@ impl SweptVolumeMonitor {
             p.dir = DVec3::ZERO;
             p.cache.clear();
         }
+        self.last_closest = None;
     }
 
     /// A readable name of a pair (`link–link`, `link–obstacle` or
@@ -885,6 +896,8 @@ impl SweptVolumeMonitor {
                 .as_ref()
                 .map_or(f64::INFINITY, |prev| growth(prev, &swept));
             k.ball = swept.bounding_sphere();
+            // Every point is within the ball: `|p| + r ≤ |c| + R`.
+            k.magnitude = (k.ball.0.length() + k.ball.1) * (1.0 + 1e-12);
             swept_points += swept.point_count();
             k.current = Some(swept);
         }
@@ -900,7 +913,15 @@ impl SweptVolumeMonitor {
             let g = (self.keys[p.key_a].growth + p.key_b.map_or(0.0, |k| self.keys[k].growth))
                 .next_up();
             let carried = (p.bound - g).next_down();
-            let carried = if carried.is_finite() {
+            let size = self.keys[p.key_a].magnitude
+                + match (p.key_b, p.pair) {
+                    (Some(k), _) => self.keys[k].magnitude,
+                    (None, MonitorPair::LinkObstacle(_, o)) => magnitude(&self.obstacles[o].volume),
+                    (None, _) => f64::INFINITY,
+                };
+            // Beyond GJK's range a fresh evaluation certifies only the
+            // balls' gap: nothing is carried there either.
+            let carried = if carried.is_finite() && size <= MAX_MAGNITUDE {
                 carried - (CARRY_MARGIN * carried.abs()).max(1e-12)
             } else {
                 f64::NEG_INFINITY
@@ -921,24 +942,30 @@ impl SweptVolumeMonitor {
         // Step 3 in priority order: smallest bound first, until the next
         // bound is no smaller than the smallest distance found (then it
         // decides neither the answer nor the minimum) or the budget runs
-        // out. Only the pair with the smallest bound is found before the
-        // first distance; the others are sorted once that distance has
-        // left out the pairs it already decides.
+        // out. One pair is evaluated before the others are sorted, once its
+        // distance has left out the pairs it already decides.
         // Keys beside the indices: the comparisons stay in one array.
         self.order.clear();
         self.order
             .extend(self.pairs.iter().enumerate().map(|(i, p)| (p.bound, i)));
         let by_bound = |a: &(f64, usize), b: &(f64, usize)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
-        if let Some((m, _)) = self
-            .order
-            .iter()
-            .enumerate()
-            .min_by(|a, b| by_bound(a.1, b.1))
-        {
-            self.order.swap(0, m);
-        }
         let exhaustive = self.options.exhaustive;
         let budget = self.options.budget;
+        // First the pair closest last cycle: along a smooth motion its
+        // distance is nearly the smallest, and it leaves few pairs in
+        // play. With a budget, the smallest bound first (module docs).
+        let seed = self
+            .last_closest
+            .filter(|&i| !exhaustive && budget.is_unlimited() && i < self.order.len());
+        if let Some(m) = seed.or_else(|| {
+            self.order
+                .iter()
+                .enumerate()
+                .min_by(|a, b| by_bound(a.1, b.1))
+                .map(|(m, _)| m)
+        }) {
+            self.order.swap(0, m);
+        }
         let start = budget.max_time.map(|_| Instant::now());
         let mut report = MonitorReport {
             stop: false,
@@ -960,7 +987,10 @@ impl SweptVolumeMonitor {
                 // reached (it only falls); the rest in order.
                 let mut kept = 1;
                 for r in 1..self.order.len() {
-                    if exhaustive || self.order[r].0 < best {
+                    // (A NaN bound is never `≥ best`: it stays, as it
+                    // would have been reached.)
+                    let bound = self.order[r].0;
+                    if exhaustive || bound < best || bound.is_nan() {
                         self.order[kept] = self.order[r];
                         kept += 1;
                     }
@@ -1030,13 +1060,15 @@ impl SweptVolumeMonitor {
         }
 
         // Step 4.
-        for p in &self.pairs {
+        self.last_closest = None;
+        for (i, p) in self.pairs.iter().enumerate() {
             if p.bound == f64::NEG_INFINITY {
                 report.pairs_unknown += 1;
             }
             if p.bound < report.distance_lower_bound || report.closest.is_none() {
                 report.distance_lower_bound = p.bound;
                 report.closest = Some(p.pair);
+                self.last_closest = Some(i);
             }
         }
         report.pairs_carried_over = self.pairs.len() - report.pairs_evaluated;
@@ -1053,7 +1085,9 @@ impl SweptVolumeMonitor {
 /// rounding of the dot products (a few ulps of the coordinates each, `u`
 /// unit up to a few ulps), then by the margin carried bounds take
 /// ([`CARRY_MARGIN`]), so it never exceeds what the distance itself
-/// would certify for the same volumes by more than GJK's tolerance.
+/// would certify for the same volumes by more than GJK's tolerance; `−∞`
+/// beyond GJK's range ([`MAX_MAGNITUDE`]), where the distance certifies
+/// nothing.
 fn direction_gap(a: &Ssch, b: &Ssch, d: DVec3) -> f64 {
     let len = d.length();
     if !(len.is_finite() && len > 0.0) {
@@ -1065,8 +1099,14 @@ fn direction_gap(a: &Ssch, b: &Ssch, d: DVec3) -> f64 {
             .iter()
             .fold(0.0f64, |m, p| m.max(p.abs().max_element()))
     };
+    // Nothing where GJK refuses: the gap then certifies nothing a fresh
+    // distance could not.
+    if magnitude(a) + magnitude(b) > MAX_MAGNITUDE {
+        return f64::NEG_INFINITY;
+    }
+    let (sa, sb) = (scale(a), scale(b));
     // Each support adds its radius times `|u|` (one up to rounding).
-    let gap = -b.support(-u) - a.support(u) - 32.0 * f64::EPSILON * (scale(a) + scale(b));
+    let gap = -b.support(-u) - a.support(u) - 32.0 * f64::EPSILON * (sa + sb);
     // (NaN for coordinates out of range: no bound.)
     if gap.is_nan() || gap <= 0.0 {
         return f64::NEG_INFINITY;
@@ -1074,6 +1114,18 @@ fn direction_gap(a: &Ssch, b: &Ssch, d: DVec3) -> f64 {
     // Dividing by `|u| ≤ 1 + 4 ε`, then the carry margin.
     let g = (gap * (1.0 - 8.0 * f64::EPSILON)).next_down();
     g - (CARRY_MARGIN * g).max(1e-12)
+}
+
+/// An upper bound on the largest norm of a volume's points plus its
+/// radius (the norms are at most √3 times the largest coordinates): two
+/// volumes whose magnitudes add up to more than [`MAX_MAGNITUDE`] are
+/// beyond GJK's range.
+fn magnitude(s: &Ssch) -> f64 {
+    let m = s
+        .points()
+        .iter()
+        .fold(0.0f64, |m, p| m.max(p.abs().max_element()));
+    1.75 * m + s.radius()
 }
 
 /// The index of the key for `source`, added when new.
@@ -1087,6 +1139,7 @@ fn key_of(keys: &mut Vec<SweptKey>, source: KeySource) -> usize {
             current: None,
             ball: (DVec3::ZERO, f64::INFINITY),
             growth: f64::INFINITY,
+            magnitude: f64::INFINITY,
         });
         keys.len() - 1
     }
