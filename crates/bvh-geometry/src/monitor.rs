@@ -1093,18 +1093,13 @@ fn direction_gap(a: &Ssch, b: &Ssch, d: DVec3) -> f64 {
     if !(len.is_finite() && len > 0.0) {
         return f64::NEG_INFINITY;
     }
-    let u = d / len;
-    let scale = |s: &Ssch| {
-        s.points()
-            .iter()
-            .fold(0.0f64, |m, p| m.max(p.abs().max_element()))
-    };
-    // Nothing where GJK refuses: the gap then certifies nothing a fresh
-    // distance could not.
-    if magnitude(a) + magnitude(b) > MAX_MAGNITUDE {
+    let (sa, sb) = (max_coordinate(a), max_coordinate(b));
+    // Nothing where GJK refuses ([`magnitude`]): the gap then certifies
+    // nothing a fresh distance could not.
+    if 1.75 * (sa + sb) + a.radius() + b.radius() > MAX_MAGNITUDE {
         return f64::NEG_INFINITY;
     }
-    let (sa, sb) = (scale(a), scale(b));
+    let u = d / len;
     // Each support adds its radius times `|u|` (one up to rounding).
     let gap = -b.support(-u) - a.support(u) - 32.0 * f64::EPSILON * (sa + sb);
     // (NaN for coordinates out of range: no bound.)
@@ -1116,16 +1111,19 @@ fn direction_gap(a: &Ssch, b: &Ssch, d: DVec3) -> f64 {
     g - (CARRY_MARGIN * g).max(1e-12)
 }
 
+/// The largest coordinate magnitude of a volume's points.
+fn max_coordinate(s: &Ssch) -> f64 {
+    s.points()
+        .iter()
+        .fold(0.0f64, |m, p| m.max(p.abs().max_element()))
+}
+
 /// An upper bound on the largest norm of a volume's points plus its
 /// radius (the norms are at most √3 times the largest coordinates): two
 /// volumes whose magnitudes add up to more than [`MAX_MAGNITUDE`] are
 /// beyond GJK's range.
 fn magnitude(s: &Ssch) -> f64 {
-    let m = s
-        .points()
-        .iter()
-        .fold(0.0f64, |m, p| m.max(p.abs().max_element()));
-    1.75 * m + s.radius()
+    1.75 * max_coordinate(s) + s.radius()
 }
 
 /// The index of the key for `source`, added when new.

@@ -1541,18 +1541,6 @@ impl PreparedSweeps {
         body: &Ssch,
         up_to: Option<usize>,
     ) -> Result<Ssch, KinematicsError> {
-        self.check_chain(tree, link, up_to)?;
-        let mut cur = body.clone();
-        self.sweep_in_place(tree, link, &mut cur, up_to);
-        Ok(cur)
-    }
-
-    fn check_chain(
-        &self,
-        tree: &KinematicTree,
-        link: usize,
-        up_to: Option<usize>,
-    ) -> Result<(), KinematicsError> {
         if tree.len() != self.links.len() {
             return Err(KinematicsError::BufferLength {
                 what: "prepared links",
@@ -1570,18 +1558,8 @@ impl PreparedSweeps {
                 });
             }
         }
-        Ok(())
-    }
-
-    /// The loop of [`PreparedSweeps::sweep`] (arguments checked).
-    fn sweep_in_place(
-        &self,
-        tree: &KinematicTree,
-        link: usize,
-        cur: &mut Ssch,
-        up_to: Option<usize>,
-    ) {
-        let mut next: Vec<DVec3> = Vec::new();
+        let mut cur = body.clone();
+        let mut next: Vec<DVec3> = Vec::with_capacity(cur.points.len() * 2);
         for k in tree.ancestors(link) {
             if Some(k) == up_to {
                 break;
@@ -1590,7 +1568,7 @@ impl PreparedSweeps {
             match &pl.op {
                 PreparedOp::None => cur.transform_in_place(&pl.origin),
                 PreparedOp::Generic(op) => {
-                    *cur = op.sweep_unchecked(cur);
+                    cur = op.sweep_unchecked(&cur);
                     cur.transform_in_place(&pl.origin);
                 }
                 PreparedOp::Circ {
@@ -1630,6 +1608,7 @@ impl PreparedSweeps {
                 cur.reduce_in_place(n);
             }
         }
+        Ok(cur)
     }
 }
 
