@@ -1,7 +1,7 @@
 //! Mesh–mesh queries against brute force over every triangle pair (no
 //! hierarchy, the primitive triangle tests in the first object's frame):
 //! collide finds exactly the brute-force pairs (also started from the top
-//! boxes near the first object), the exact distance is the
+//! boxes near the first object, and a witness pair tested alone), the exact distance is the
 //! brute-force minimum and its witnesses realise it on the named triangles,
 //! GREEDY-DIST never exceeds it, the approximate distance is within its
 //! relative error, and within-tolerance agrees. Soups (slivers included) and
@@ -14,7 +14,7 @@ use armature_bvh_geometry::query::{
     CollideMode, CollideWorkspace, DistanceCache, DistanceWorkspace, GreedyDistanceOptions,
     GreedyStatus, MeshObject, apart_by, approximate_distance, capped_distance, collide,
     collide_below, distance, distance_point_triangle, greedy_distance, relative_pose,
-    within_distance,
+    triangle_pair_intersects, within_distance,
 };
 use armature_bvh_geometry::{Bvh, BvhOptions, GeometryError, Obb, Rss, SplitRule, TriMesh};
 use glam::{DAffine3, DVec3};
@@ -128,6 +128,17 @@ proptest! {
             let first = collide_below(&oa, &ob, &near, CollideMode::First, &mut ws);
             prop_assert_eq!(first.colliding, !brute.is_empty());
         }
+        // A witness tested alone answers as the descent: exactly the
+        // brute-force pairs intersect; ids out of range do not.
+        let (na, nb) = (c.a.num_triangles() as u32, c.b.num_triangles() as u32);
+        for ta in 0..na {
+            for tb in 0..nb {
+                let met = brute.binary_search(&[ta, tb]).is_ok();
+                prop_assert_eq!(triangle_pair_intersects(&oa, &ob, [ta, tb]), met, "pair {} {}", ta, tb);
+            }
+        }
+        prop_assert!(!triangle_pair_intersects(&oa, &ob, [na, 0]));
+        prop_assert!(!triangle_pair_intersects(&oa, &ob, [0, nb]));
     }
 
     #[test]

@@ -14,12 +14,12 @@
 
 use armature_bvh_geometry::query::{
     CollideMode, CollideWorkspace, DistanceVolume, DistanceWorkspace, MeshObject, capped_distance,
-    closest_points_triangle_triangle, collide, contains_part, distance, relative_pose,
-    within_distance,
+    closest_points_triangle_triangle, collide, collide_below, contains_part, distance,
+    relative_pose, triangle_pair_intersects, within_distance,
 };
 use armature_bvh_geometry::{
     Aabb, ArticulatedBody, BvhVolume, DisabledPairs, DynamicHierarchyOptions, LinkGeometry,
-    Obstacle, RigidMap, Rss,
+    Obstacle, RigidMap, Rss, TopBoxes,
 };
 use armature_conservative_advance::Other;
 use glam::{DAffine3, DVec3};
@@ -55,7 +55,14 @@ struct Posed<'a> {
     geometry: &'a LinkGeometry,
     pose: DAffine3,
     aabb: Aabb,
+    /// An obstacle's top boxes (`None` for a link).
+    tops: Option<&'a TopBoxes>,
 }
+
+/// How many levels of an obstacle's OBB tree its [`TopBoxes`] keep (at
+/// most 127 boxes): a link's overlap test starts from the few boxes near
+/// its own world box instead of the obstacle's root.
+const TOP_BOX_LEVELS: u32 = 6;
 
 /// Reusable scratch of the [`Checker`]'s queries.
 #[derive(Debug, Default)]
@@ -64,6 +71,10 @@ pub struct CheckWorkspace {
     collide: CollideWorkspace,
     distance: DistanceWorkspace,
     stack: Vec<[u32; 2]>,
+    near_nodes: Vec<u32>,
+    /// Per pair ([`Checker::pairs`] order), the triangle pair that met
+    /// when it last overlapped: tested first next time.
+    witnesses: Vec<Option<[u32; 2]>>,
 }
 
 impl CheckWorkspace {
@@ -82,6 +93,7 @@ pub struct Checker<'a> {
     /// Every tested pair.
     pairs: Vec<(usize, Other)>,
     obstacle_boxes: Vec<Aabb>,
+    obstacle_tops: Vec<TopBoxes>,
 }
 
 impl<'a> Checker<'a> {
@@ -122,11 +134,20 @@ impl<'a> Checker<'a> {
             .iter()
             .map(|o| o.geometry().obb.world_box(&o.pose_at(0.0)))
             .collect();
+        let obstacle_tops = obstacles
+            .iter()
+            .map(|o| {
+                o.geometry()
+                    .obb_tree
+                    .top_boxes(&o.pose_at(0.0), TOP_BOX_LEVELS)
+            })
+            .collect();
         Ok(Self {
             body,
             obstacles,
             pairs,
             obstacle_boxes,
+            obstacle_tops,
         })
     }
 
@@ -156,11 +177,12 @@ impl<'a> Checker<'a> {
 
     /// The two posed members of a pair (`None` when a link has no
     /// geometry).
-    fn members(&self, poses: &[DAffine3], link: usize, other: Other) -> Option<[Posed<'a>; 2]> {
+    fn members(&self, poses: &[DAffine3], link: usize, other: Other) -> Option<[Posed<'_>; 2]> {
         let posed = |g: &'a LinkGeometry, pose: DAffine3| Posed {
             geometry: g,
             pose,
             aabb: g.obb.world_box(&pose),
+            tops: None,
         };
         let a = posed(self.body.links()[link].as_ref()?, poses[link]);
         let b = match other {
@@ -168,16 +190,19 @@ impl<'a> Checker<'a> {
                 geometry: self.obstacles[o].geometry(),
                 pose: self.obstacles[o].pose_at(0.0),
                 aabb: self.obstacle_boxes[o],
+                tops: Some(&self.obstacle_tops[o]),
             },
             Other::Link(j) => posed(self.body.links()[j].as_ref()?, poses[j]),
         };
         Some([a, b])
     }
 
-    /// Whether the pair's members overlap.
+    /// Whether the members of pair `slot` (its index in
+    /// [`Checker::pairs`]) overlap.
     fn pair_overlaps(
         a: &Posed<'_>,
         b: &Posed<'_>,
+        slot: usize,
         ws: &mut CheckWorkspace,
     ) -> Result<bool, PdError> {
         if !a.aabb.overlaps(&b.aabb) {
@@ -185,7 +210,38 @@ impl<'a> Checker<'a> {
         }
         let ma = MeshObject::new(&a.geometry.mesh, &a.geometry.obb_tree, a.pose)?;
         let mb = MeshObject::new(&b.geometry.mesh, &b.geometry.obb_tree, b.pose)?;
-        if collide(&ma, &mb, CollideMode::First, &mut ws.collide).colliding {
+        // The triangles that met when the pair last overlapped likely
+        // still do at a nearby configuration: one triangle test instead
+        // of a descent (the same test the descent would make).
+        if ws.witnesses.len() <= slot {
+            ws.witnesses.resize(slot + 1, None);
+        }
+        if let Some(w) = ws.witnesses[slot]
+            && triangle_pair_intersects(&ma, &mb, w)
+        {
+            return Ok(true);
+        }
+        // An obstacle's triangles that can meet the link lie below its top
+        // boxes near the link's world box: the descent starts there.
+        let met = match b.tops {
+            Some(tops) => {
+                if tops.near_nodes(&a.aabb, 0.0, &mut ws.near_nodes) {
+                    collide_below(
+                        &ma,
+                        &mb,
+                        &ws.near_nodes,
+                        CollideMode::First,
+                        &mut ws.collide,
+                    )
+                    .first
+                } else {
+                    None
+                }
+            }
+            None => collide(&ma, &mb, CollideMode::First, &mut ws.collide).first,
+        };
+        if met.is_some() {
+            ws.witnesses[slot] = met;
             return Ok(true);
         }
         Ok(contains_part(
@@ -229,14 +285,16 @@ impl<'a> Checker<'a> {
         self.pose(q, ws)?;
         let poses = core::mem::take(&mut ws.poses);
         let mut result = Ok(None);
-        for &(link, other) in first.iter().chain(&self.pairs) {
+        let first = first.and_then(|f| self.pairs.iter().position(|&p| p == f));
+        for slot in first.into_iter().chain(0..self.pairs.len()) {
+            let (link, other) = self.pairs[slot];
             if !wanted(link, other) {
                 continue;
             }
             let Some([a, b]) = self.members(&poses, link, other) else {
                 continue;
             };
-            match Self::pair_overlaps(&a, &b, ws) {
+            match Self::pair_overlaps(&a, &b, slot, ws) {
                 Ok(false) => {}
                 Ok(true) => {
                     result = Ok(Some((link, other)));
@@ -300,11 +358,11 @@ impl<'a> Checker<'a> {
         self.pose(q, ws)?;
         let poses = core::mem::take(&mut ws.poses);
         let mut result = Ok(());
-        for &(link, other) in &self.pairs {
+        for (slot, &(link, other)) in self.pairs.iter().enumerate() {
             let Some([a, b]) = self.members(&poses, link, other) else {
                 continue;
             };
-            match Self::pair_overlaps(&a, &b, ws) {
+            match Self::pair_overlaps(&a, &b, slot, ws) {
                 Ok(true) => out.push((link, other)),
                 Ok(false) => {}
                 Err(e) => {

@@ -28,7 +28,15 @@
 //!    back, to 1/256 of the remaining way). Around the best translation,
 //!    rings of eight directions at 0.3, 0.1 and 0.03 rad are ranked too,
 //!    each ring centred on the best so far (M5's maximally-clear choice,
-//!    refined by sampling).
+//!    refined by sampling). Only the two best and the best direction
+//!    matter, so the searches advance a step at a time, the one with the
+//!    least lower bound on its value first: along a pure translation from
+//!    `q_in` the norm is a quadratic form in the translation, so a search
+//!    whose colliding end has come back to `s` ranks at least `(1 − s)²`
+//!    times its candidate's norm, and a candidate whose bound already
+//!    exceeds the second best value (and the best direction's) is
+//!    dropped. The ranking is the one of searches run to their ends
+//!    ([`PdOptions::exhaustive_ranking`]).
 //! 2. **Contact-space projection** (§3.2, §5.2, Alg. 2) from the two best
 //!    ranked candidates: the translational joints' rotations are first
 //!    set to `q_in`'s when that is free (a rigid body "rotated to the
@@ -133,6 +141,12 @@ pub struct PdOptions {
     pub pgs: PgsOptions,
     /// Conservative advancement's iteration budget per pair.
     pub max_ca_iterations_per_pair: usize,
+    /// Rank every free candidate to the end, instead of advancing the
+    /// ranking searches a step at a time and dropping those that can no
+    /// longer be among the best (see the module docs). The ranking, and so
+    /// the answer, is the same either way; this is for comparison.
+    /// Default `false`.
+    pub exhaustive_ranking: bool,
 }
 
 impl Default for PdOptions {
@@ -153,6 +167,7 @@ impl Default for PdOptions {
             projection: Projection::Bisection,
             pgs: PgsOptions::default(),
             max_ca_iterations_per_pair: CcdOptions::default().max_ca_iterations_per_pair,
+            exhaustive_ranking: false,
         }
     }
 }
@@ -423,31 +438,255 @@ impl Step {
     }
 }
 
-/// A bisection's bracket on a segment: the free end `lo` and the
-/// colliding end `hi` (parameters and configurations), and the pair seen
-/// overlapping at `hi`.
-struct Bracket<'b> {
-    lo: &'b mut f64,
-    hi: &'b mut f64,
-    q_lo: &'b mut [f64],
-    q_hi: &'b mut [f64],
-    hit: &'b mut (usize, Other),
+/// A contact searched by bisection on the segment `q0 → q1` (the free
+/// end `q0`, the colliding end `q1`): the bracket `[lo, hi]` with the
+/// free and colliding ends' configurations and the pair seen overlapping
+/// at `hi`, and where the search stands. [`PdSolver::bisect_to`] runs one
+/// to its end; the ranking of free candidates advances several, a step
+/// at a time, the most promising first.
+struct Search {
+    motion: JointSpaceMotion,
+    /// Per link, whether it moves on the segment.
+    moving: Vec<bool>,
+    /// Per link, whether its own joint changes value.
+    changed: Vec<bool>,
+    lo: f64,
+    hi: f64,
+    q_lo: Vec<f64>,
+    q_hi: Vec<f64>,
+    /// Scratch for the sample being tested.
+    mid: Vec<f64>,
+    hit: (usize, Other),
+    /// Stop once `hi − lo ≤ coarse · (1 − lo)` (`0`: at the contact
+    /// tolerance).
+    coarse: f64,
+    /// Reverse samples left: the next is at `1 − 1/2^reverse`; `0` once
+    /// the bisection runs.
+    reverse: usize,
+    /// Halvings done.
+    halvings: usize,
+    /// Whether the search has ended.
+    done: bool,
+    /// Whether the colliding end turned out free (the target reached).
+    reached: bool,
 }
 
-impl Bracket<'_> {
-    /// Moves the end the test at `s` (configuration `q`, overlapping pair
-    /// `found`) replaces; whether it was the free end.
-    fn update(self, s: f64, q: &[f64], found: Option<(usize, Other)>) -> bool {
+impl Search {
+    /// A search on `q0 → q1`, not yet open: the colliding end is tested
+    /// by [`PdSolver::search_target`] and its answer given to
+    /// [`Search::open`]. `reverse` samples from the colliding end back, at
+    /// `1/2ᵏ` of the way (`k = reverse − 1, …, 1`), come first.
+    fn new(
+        tree: &KinematicTree,
+        q0: &[f64],
+        q1: &[f64],
+        coarse: f64,
+        reverse: usize,
+    ) -> Result<Self, PdError> {
+        let motion = JointSpaceMotion::new(tree, q0, q1)?;
+        let changed = (0..tree.len())
+            .map(|i| {
+                let r = tree.q_range(i);
+                q0[r.clone()] != q1[r]
+            })
+            .collect();
+        Ok(Self {
+            motion,
+            moving: moving_links(tree, q0, q1),
+            changed,
+            lo: 0.0,
+            hi: 1.0,
+            q_lo: q0.to_vec(),
+            q_hi: q1.to_vec(),
+            mid: vec![0.0; q0.len()],
+            hit: (usize::MAX, Other::Obstacle(usize::MAX)),
+            coarse,
+            reverse: reverse.saturating_sub(1),
+            halvings: 0,
+            done: false,
+            reached: false,
+        })
+    }
+
+    /// Whether the pair `(l, o)` is tested on this segment. A link pair
+    /// moves relative to itself only through the joints between its
+    /// members: a pair carried as one (a whole model translated, a hand
+    /// turned at the wrist) keeps its state at the free `q0`.
+    fn wanted(&self, tree: &KinematicTree, l: usize, o: Other) -> bool {
+        let path_changed = |mut k: usize, top: usize| {
+            while k != top {
+                if self.changed[k] {
+                    return true;
+                }
+                match tree.links()[k].parent() {
+                    Some(p) => k = p,
+                    None => return false,
+                }
+            }
+            false
+        };
+        match o {
+            Other::Obstacle(_) => self.moving[l],
+            Other::Link(j) => match tree.common_ancestor(l, j) {
+                Some(c) => path_changed(l, c) || path_changed(j, c),
+                None => self.moving[l] || self.moving[j],
+            },
+        }
+    }
+
+    /// Opens the search with the colliding end's overlapping pair; `None`
+    /// ends it there (the target reached).
+    fn open(&mut self, found: Option<(usize, Other)>) {
+        match found {
+            Some(pair) => self.hit = pair,
+            None => {
+                self.done = true;
+                self.reached = true;
+            }
+        }
+    }
+
+    /// Moves the end the test at `s` (configuration `self.mid`,
+    /// overlapping pair `found`) replaces; whether it was the free end.
+    fn update(&mut self, s: f64, found: Option<(usize, Other)>) -> bool {
         if let Some(pair) = found {
-            *self.hi = s;
-            *self.hit = pair;
-            self.q_hi.copy_from_slice(q);
+            self.hi = s;
+            self.hit = pair;
+            self.q_hi.copy_from_slice(&self.mid);
             false
         } else {
-            *self.lo = s;
-            self.q_lo.copy_from_slice(q);
+            self.lo = s;
+            self.q_lo.copy_from_slice(&self.mid);
             true
         }
+    }
+
+    /// The contact found: the free end, and the links of the pair
+    /// overlapping at the colliding end.
+    fn finish(self) -> Projected {
+        if self.reached {
+            return Projected {
+                q: self.q_hi,
+                contact_links: None,
+                reached: true,
+                exhausted: false,
+            };
+        }
+        let (link, other) = self.hit;
+        Projected {
+            q: self.q_lo,
+            contact_links: Some((
+                link,
+                match other {
+                    Other::Link(j) => Some(j),
+                    Other::Obstacle(_) => None,
+                },
+            )),
+            reached: false,
+            exhausted: false,
+        }
+    }
+}
+
+/// Free candidates ranked by their straight projections, in the order
+/// they were given (`index`), and the colliding-end tests at `q_in` their
+/// searches share.
+#[derive(Default)]
+struct Ranking {
+    done: Vec<RankedCandidate>,
+    next_index: usize,
+    /// The first overlapping pair at `q_in` by the pairs a search tests
+    /// (its moving links and changed joints).
+    targets: Vec<TargetTest>,
+}
+
+/// A search's test at its colliding end: the moving links and changed
+/// joints that choose its pairs, and the first overlapping pair.
+type TargetTest = (Vec<bool>, Vec<bool>, Option<(usize, Other)>);
+
+/// A ranked free candidate.
+struct RankedCandidate {
+    value: f64,
+    index: usize,
+    q_f: Vec<f64>,
+    how: FreeSelection,
+    direction: Option<DVec3>,
+}
+
+impl Ranking {
+    /// Ranks the next candidate.
+    fn push(&mut self, value: f64, q_f: Vec<f64>, how: FreeSelection, direction: Option<DVec3>) {
+        let index = self.next_index;
+        self.next_index += 1;
+        self.insert(value, index, q_f, how, direction);
+    }
+
+    /// Ranks the candidate given `index`-th.
+    fn insert(
+        &mut self,
+        value: f64,
+        index: usize,
+        q_f: Vec<f64>,
+        how: FreeSelection,
+        direction: Option<DVec3>,
+    ) {
+        self.done.push(RankedCandidate {
+            value,
+            index,
+            q_f,
+            how,
+            direction,
+        });
+    }
+
+    /// The `k`-th least value ranked (`+∞` while fewer are).
+    fn kth_value(&self, k: usize) -> f64 {
+        let mut values: Vec<f64> = self.done.iter().map(|c| c.value).collect();
+        values.sort_by(f64::total_cmp);
+        values
+            .get(k.wrapping_sub(1))
+            .copied()
+            .unwrap_or(f64::INFINITY)
+    }
+
+    /// The translation direction of least value (the first given among
+    /// equals), and that value.
+    fn best_direction(&self) -> Option<(f64, DVec3)> {
+        self.done
+            .iter()
+            .filter_map(|c| c.direction.map(|d| (c.value, c.index, d)))
+            .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)))
+            .map(|(v, _, d)| (v, d))
+    }
+
+    /// The candidates by value (the first given first among equals).
+    fn into_sorted(mut self) -> Vec<(Vec<f64>, FreeSelection)> {
+        self.done
+            .sort_by(|a, b| a.value.total_cmp(&b.value).then(a.index.cmp(&b.index)));
+        self.done.into_iter().map(|c| (c.q_f, c.how)).collect()
+    }
+}
+
+/// A candidate whose ranking search is under way.
+struct PendingRank {
+    search: Search,
+    q_f: Vec<f64>,
+    /// `σ(q_f)` when the candidate is a pure translation from `q_in`.
+    scale: Option<f64>,
+    index: usize,
+    how: FreeSelection,
+    direction: Option<DVec3>,
+}
+
+impl PendingRank {
+    /// A lower bound on the value the search will end with: `(1 − hi)²
+    /// σ(q_f)` for a pure translation (lowered by a relative `1e-9` for
+    /// rounding), `0` otherwise.
+    fn lower_bound(&self) -> f64 {
+        self.scale.map_or(0.0, |sigma| {
+            let rest = 1.0 - self.search.hi;
+            sigma * rest * rest * (1.0 - 1e-9)
+        })
     }
 }
 
@@ -679,43 +918,37 @@ impl<'a> PdSolver<'a> {
         // `q_in` (one move); the full projection (CCDg and the greedy
         // pass) runs from the best `FULL_PROJECTIONS` only.
         let Candidates { list, setup } = candidates;
-        let mut ranked = Vec::with_capacity(list.len());
-        let mut best_direction: Option<(f64, DVec3)> = None;
-        for (q_f, how, direction) in list {
-            let s = self.rank(&frame, &q_f, q_in, &mut stats)?;
-            if let Some(d) = direction
-                && best_direction.is_none_or(|(b, _)| s < b)
-            {
-                best_direction = Some((s, d));
-            }
-            ranked.push((s, q_f, how));
-        }
+        let axes: Vec<usize> = setup
+            .as_ref()
+            .map(|s| s.axes.iter().map(|a| a.q_index).collect())
+            .unwrap_or_default();
+        let mut ranking = Ranking::default();
+        self.rank_batch(&frame, q_in, list, &axes, &mut ranking, &mut stats)?;
         // The best translation's direction refined: rings of directions
         // around it, narrowing (M5's maximally-clear choice, sampled).
-        if let (Some(setup), Some((mut best_s, mut best_d))) = (setup, best_direction)
+        if let Some(setup) = setup
             && setup.axes.len() >= 2
         {
             for angle in REFINE_ANGLES {
-                let (u, v) = best_d.any_orthonormal_pair();
-                let centre = best_d;
+                let Some(centre) = ranking.best_direction().map(|b| b.1) else {
+                    break;
+                };
+                let (u, v) = centre.any_orthonormal_pair();
+                let mut ring = Vec::with_capacity(REFINE_RING);
                 for k in 0..REFINE_RING {
                     let phi = core::f64::consts::TAU * k as f64 / REFINE_RING as f64;
                     let d = (centre * angle.cos() + (u * phi.cos() + v * phi.sin()) * angle.sin())
                         .normalize();
-                    let Some(q_f) = self.translated_start(&setup, d, &mut stats)? else {
-                        continue;
-                    };
-                    let s = self.rank(&frame, &q_f, q_in, &mut stats)?;
-                    if s < best_s {
-                        (best_s, best_d) = (s, d);
+                    if let Some(q_f) = self.translated_start(&setup, d, &mut stats)? {
+                        ring.push((q_f, FreeSelection::ConstrainedTranslation, Some(d)));
                     }
-                    ranked.push((s, q_f, FreeSelection::ConstrainedTranslation));
                 }
+                self.rank_batch(&frame, q_in, ring, &axes, &mut ranking, &mut stats)?;
             }
         }
-        ranked.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let ranked = ranking.into_sorted();
         let mut best: Option<(f64, Vec<f64>, FreeSelection)> = None;
-        for (_, q_f, how) in ranked.into_iter().take(FULL_PROJECTIONS) {
+        for (q_f, how) in ranked.into_iter().take(FULL_PROJECTIONS) {
             let q_c = self.project(&q_f, q_in, &mut stats)?;
             let s = frame.norm(&q_c)?;
             if best.as_ref().is_none_or(|b| s < b.0) {
@@ -1146,6 +1379,115 @@ impl<'a> PdSolver<'a> {
         frame.norm(&q)
     }
 
+    /// Ranks `batch` (free candidates, how each was found, and the
+    /// direction of a translation) into `ranking` by their straight
+    /// projections towards `q_in` ([`PdSolver::rank`]), leaving out
+    /// candidates that cannot be among the best [`FULL_PROJECTIONS`] nor
+    /// the best direction. The searches advance a step at a time, the one
+    /// with the least lower bound first: along a pure translation from
+    /// `q_in` (only the free axes' values `axes` differ) the norm is a
+    /// quadratic form in the translation, `σ(q(s)) = (1 − s)² σ(q_f)`, so
+    /// a search whose colliding end has reached `hi` will rank at least
+    /// `(1 − hi)² σ(q_f)`; other candidates are ranked in full. The
+    /// candidates ranked, and their values, are those a full ranking of
+    /// each would give.
+    fn rank_batch(
+        &mut self,
+        frame: &NormFrame,
+        q_in: &[f64],
+        batch: Vec<(Vec<f64>, FreeSelection, Option<DVec3>)>,
+        axes: &[usize],
+        ranking: &mut Ranking,
+        stats: &mut PdStats,
+    ) -> Result<(), PdError> {
+        if self.options.projection != Projection::Bisection || self.options.exhaustive_ranking {
+            for (q_f, how, direction) in batch {
+                let value = self.rank(frame, &q_f, q_in, stats)?;
+                ranking.push(value, q_f, how, direction);
+            }
+            return Ok(());
+        }
+        let mut pending = Vec::with_capacity(batch.len());
+        for (q_f, how, direction) in batch {
+            let mut search = Search::new(self.tree(), &q_f, q_in, RANKING_TRAVEL, FAR_REVERSE)?;
+            // Every search ends at `q_in`: one test there answers all
+            // that test the same pairs.
+            let known = ranking
+                .targets
+                .iter()
+                .find(|t| t.0 == search.moving && t.1 == search.changed)
+                .map(|t| t.2);
+            let found = match known {
+                Some(found) => found,
+                None => {
+                    let found = self.search_target(&search, stats)?;
+                    ranking
+                        .targets
+                        .push((search.moving.clone(), search.changed.clone(), found));
+                    found
+                }
+            };
+            search.open(found);
+            let translation = q_f
+                .iter()
+                .zip(q_in)
+                .enumerate()
+                .all(|(k, (a, b))| a == b || axes.contains(&k));
+            let scale = if translation {
+                Some(frame.norm(&q_f)?)
+            } else {
+                None
+            };
+            let index = ranking.next_index;
+            ranking.next_index += 1;
+            pending.push(PendingRank {
+                search,
+                q_f,
+                scale,
+                index,
+                how,
+                direction,
+            });
+        }
+        loop {
+            // Ended searches are ranked; the others are dropped once they
+            // cannot matter.
+            let mut k = 0;
+            while k < pending.len() {
+                if pending[k].search.done {
+                    let PendingRank {
+                        search,
+                        q_f,
+                        index,
+                        how,
+                        direction,
+                        ..
+                    } = pending.swap_remove(k);
+                    let value = frame.norm(&search.finish().q)?;
+                    ranking.insert(value, index, q_f, how, direction);
+                } else {
+                    k += 1;
+                }
+            }
+            let kth = ranking.kth_value(FULL_PROJECTIONS);
+            let best = ranking.best_direction().map(|b| b.0);
+            pending.retain(|p| {
+                let lower = p.lower_bound();
+                let out_of_top = lower > kth;
+                let not_best = p.direction.is_none() || best.is_some_and(|b| lower > b);
+                !(out_of_top && not_best)
+            });
+            let Some(next) = pending.iter_mut().min_by(|a, b| {
+                a.lower_bound()
+                    .total_cmp(&b.lower_bound())
+                    .then(a.index.cmp(&b.index))
+            }) else {
+                return Ok(());
+            };
+            self.search_step(&mut next.search, stats)?;
+        }
+    }
+
     /// Whether some link–link pair overlaps at `q`.
     fn self_colliding(&mut self, q: &[f64], stats: &mut PdStats) -> Result<bool, PdError> {
         stats.discrete_checks += 1;
@@ -1437,144 +1779,111 @@ impl<'a> PdSolver<'a> {
         reverse: usize,
         stats: &mut PdStats,
     ) -> Result<Projected, PdError> {
+        let mut search = Search::new(self.tree(), q0, q1, coarse, reverse)?;
+        let found = self.search_target(&search, stats)?;
+        search.open(found);
+        while !search.done {
+            self.search_step(&mut search, stats)?;
+        }
+        Ok(search.finish())
+    }
+
+    /// The test at a search's colliding end: the first overlapping pair
+    /// the search wants there.
+    fn search_target(
+        &mut self,
+        search: &Search,
+        stats: &mut PdStats,
+    ) -> Result<Option<(usize, Other)>, PdError> {
         let tree = self.tree();
-        let moving = moving_links(tree, q0, q1);
-        // A link pair moves relative to itself only through the joints
-        // between its members: a pair carried as one (a whole model
-        // translated, a hand turned at the wrist) keeps its state at the
-        // free `q0`.
-        let changed: Vec<bool> = (0..tree.len())
-            .map(|i| {
-                let r = tree.q_range(i);
-                q0[r.clone()] != q1[r]
-            })
-            .collect();
-        let path_changed = |mut k: usize, top: usize| {
-            while k != top {
-                if changed[k] {
-                    return true;
-                }
-                match tree.links()[k].parent() {
-                    Some(p) => k = p,
-                    None => return false,
-                }
-            }
-            false
-        };
-        let wanted = |l: usize, o: Other| match o {
-            Other::Obstacle(_) => moving[l],
-            Other::Link(j) => match tree.common_ancestor(l, j) {
-                Some(c) => path_changed(l, c) || path_changed(j, c),
-                None => moving[l] || moving[j],
-            },
-        };
         stats.discrete_checks += 1;
-        let Some(mut hit) = self.checker.first_overlap(q1, wanted, &mut self.check_ws)? else {
-            return Ok(Projected {
-                q: q1.to_vec(),
-                contact_links: None,
-                reached: true,
-                exhausted: false,
-            });
-        };
-        let motion = JointSpaceMotion::new(tree, q0, q1)?;
-        let half = 0.5 * self.options.tolerance();
-        let (mut lo, mut hi) = (0.0_f64, 1.0_f64);
-        let mut q_lo = q0.to_vec();
-        let mut q_hi = q1.to_vec();
-        let mut mid = vec![0.0; q0.len()];
-        // Reverse bracket search from the colliding end.
-        let n = reverse;
-        for k in (1..n).rev() {
-            let s = 1.0 - 0.5_f64.powi(i32::try_from(k).unwrap_or(i32::MAX));
-            motion.config_at(tree, s, &mut mid)?;
+        self.checker.first_overlap(
+            search.motion.end(),
+            |l, o| search.wanted(tree, l, o),
+            &mut self.check_ws,
+        )
+    }
+
+    /// One step of an open search: a reverse sample, or one halving of the
+    /// bracket (with the tests that may end it first).
+    fn search_step(&mut self, s: &mut Search, stats: &mut PdStats) -> Result<(), PdError> {
+        let tree = self.tree();
+        if s.reverse > 0 {
+            let k = s.reverse;
+            let t = 1.0 - 0.5_f64.powi(i32::try_from(k).unwrap_or(i32::MAX));
+            s.motion.config_at(tree, t, &mut s.mid)?;
             stats.discrete_checks += 1;
             // Near the colliding end, the pair seen there likely overlaps
             // again: it is tried first.
-            let found =
-                self.checker
-                    .first_overlap_from(&mid, Some(hit), wanted, &mut self.check_ws)?;
-            let bracket = Bracket {
-                lo: &mut lo,
-                hi: &mut hi,
-                q_lo: &mut q_lo,
-                q_hi: &mut q_hi,
-                hit: &mut hit,
-            };
-            if bracket.update(s, &mid, found) {
-                break;
-            }
+            let found = self.checker.first_overlap_from(
+                &s.mid,
+                Some(s.hit),
+                |l, o| s.wanted(tree, l, o),
+                &mut self.check_ws,
+            )?;
+            let free = s.update(t, found);
+            s.reverse = if free { 0 } else { k - 1 };
+            return Ok(());
         }
         // Each halving at least halves the bound, which is finite: the
-        // loop ends; the cap only guards against rounding stalls.
-        for _ in 0..64 {
-            self.curve.lambda_all(&q_lo, &q_hi, &mut self.lambda)?;
-            let travel = self.lambda.iter().fold(0.0_f64, |m, &l| m.max(l));
-            if travel <= half || hi - lo <= f64::EPSILON {
-                break;
-            }
-            // Ranking: the contact's place relative to the target is known
-            // to `coarse` of its remaining way there.
-            if coarse > 0.0 && hi - lo <= coarse * (1.0 - lo) {
-                break;
-            }
-            // The pair that overlaps at the colliding end is within its
-            // own relative travel of touching at the free end (M2's
-            // relative bound: only the joints between its members count).
-            if coarse == 0.0 && lo > 0.0 {
-                let (link, other) = hit;
-                let pair_travel = match other {
-                    Other::Obstacle(_) => self.lambda[link],
-                    Other::Link(b) => self.curve.lambda_relative(link, b, &q_lo, &q_hi)?,
-                };
-                if pair_travel <= 2.0 * half {
-                    break;
-                }
-            }
-            // The travel bound overestimates the motion: near the end, the
-            // free end may already be in contact with the pair the
-            // colliding end shows.
-            if coarse == 0.0 && lo > 0.0 && travel <= NEAR_TRAVEL * half {
-                let (link, other) = hit;
-                stats.discrete_checks += 1;
-                if self.checker.pair_within(
-                    &q_lo,
-                    link,
-                    other,
-                    self.options.tolerance(),
-                    &mut self.check_ws,
-                )? {
-                    break;
-                }
-            }
-            let m = 0.5 * (lo + hi);
-            motion.config_at(tree, m, &mut mid)?;
-            stats.discrete_checks += 1;
-            let found = self
-                .checker
-                .first_overlap(&mid, wanted, &mut self.check_ws)?;
-            Bracket {
-                lo: &mut lo,
-                hi: &mut hi,
-                q_lo: &mut q_lo,
-                q_hi: &mut q_hi,
-                hit: &mut hit,
-            }
-            .update(m, &mid, found);
+        // search ends; the cap only guards against rounding stalls.
+        if s.halvings >= 64 {
+            s.done = true;
+            return Ok(());
         }
-        let (link, other) = hit;
-        Ok(Projected {
-            q: q_lo,
-            contact_links: Some((
+        s.halvings += 1;
+        let half = 0.5 * self.options.tolerance();
+        self.curve.lambda_all(&s.q_lo, &s.q_hi, &mut self.lambda)?;
+        let travel = self.lambda.iter().fold(0.0_f64, |m, &l| m.max(l));
+        if travel <= half || s.hi - s.lo <= f64::EPSILON {
+            s.done = true;
+            return Ok(());
+        }
+        // Ranking: the contact's place relative to the target is known to
+        // `coarse` of its remaining way there.
+        if s.coarse > 0.0 && s.hi - s.lo <= s.coarse * (1.0 - s.lo) {
+            s.done = true;
+            return Ok(());
+        }
+        // The pair that overlaps at the colliding end is within its own
+        // relative travel of touching at the free end (M2's relative
+        // bound: only the joints between its members count).
+        if s.coarse == 0.0 && s.lo > 0.0 {
+            let (link, other) = s.hit;
+            let pair_travel = match other {
+                Other::Obstacle(_) => self.lambda[link],
+                Other::Link(b) => self.curve.lambda_relative(link, b, &s.q_lo, &s.q_hi)?,
+            };
+            if pair_travel <= 2.0 * half {
+                s.done = true;
+                return Ok(());
+            }
+        }
+        // The travel bound overestimates the motion: near the end, the
+        // free end may already be in contact with the pair the colliding
+        // end shows.
+        if s.coarse == 0.0 && s.lo > 0.0 && travel <= NEAR_TRAVEL * half {
+            let (link, other) = s.hit;
+            stats.discrete_checks += 1;
+            if self.checker.pair_within(
+                &s.q_lo,
                 link,
-                match other {
-                    Other::Link(j) => Some(j),
-                    Other::Obstacle(_) => None,
-                },
-            )),
-            reached: false,
-            exhausted: false,
-        })
+                other,
+                self.options.tolerance(),
+                &mut self.check_ws,
+            )? {
+                s.done = true;
+                return Ok(());
+            }
+        }
+        let m = 0.5 * (s.lo + s.hi);
+        s.motion.config_at(tree, m, &mut s.mid)?;
+        stats.discrete_checks += 1;
+        let found =
+            self.checker
+                .first_overlap(&s.mid, |l, o| s.wanted(tree, l, o), &mut self.check_ws)?;
+        s.update(m, found);
+        Ok(())
     }
 
     /// One CCD query from `q0` towards `q1`, no resume.

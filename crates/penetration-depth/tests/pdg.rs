@@ -414,6 +414,66 @@ fn answers_hold_the_contract(projection: Projection, samples: usize) {
     assert_eq!(done, samples, "too few colliding samples");
 }
 
+/// The ranking that drops candidates a step at a time answers exactly as
+/// the exhaustive one (the same configuration, bit for bit), on random
+/// in-collision configurations of the arm, self-colliding ones included,
+/// with fewer discrete checks overall.
+#[test]
+fn pruned_ranking_answers_as_the_exhaustive_one() {
+    let body = arm();
+    let obstacles = boxes();
+    let options = PdOptions::default().with_distance_threshold(1e-4);
+    let exhaustive = PdOptions {
+        exhaustive_ranking: true,
+        ..options
+    };
+    let disabled = DisabledPairs::new();
+    let mut pruned = PdSolver::new(&body, &obstacles, &disabled, &options).unwrap();
+    let mut full = PdSolver::new(&body, &obstacles, &disabled, &exhaustive).unwrap();
+    let checker = Checker::new(&body, &obstacles, &disabled, true, true).unwrap();
+    let mut ws = CheckWorkspace::new();
+    let mut rng = Rng(29);
+    let (mut done, mut tries) = (0, 0);
+    let (mut checks_pruned, mut checks_full) = (0, 0);
+    while done < 24 && tries < 800 {
+        tries += 1;
+        let r = DQuat::from_euler(
+            glam::EulerRot::XYZ,
+            rng.uniform(-PI, PI),
+            rng.uniform(-1.0, 1.0),
+            rng.uniform(-PI, PI),
+        );
+        let mut q = floating(
+            DVec3::new(
+                rng.uniform(-0.2, 0.6),
+                rng.uniform(-0.4, 0.4),
+                rng.uniform(-0.3, 0.3),
+            ),
+            r,
+        );
+        for _ in 0..3 {
+            q.push(rng.uniform(-PI, PI));
+        }
+        if !checker.collides(&q, &mut ws).unwrap() {
+            continue;
+        }
+        done += 1;
+        let a = pruned.penetration_depth(&q).unwrap();
+        let b = full.penetration_depth(&q).unwrap();
+        pruned.clear_coherence();
+        full.clear_coherence();
+        assert_eq!(a.status, b.status, "q = {q:?}");
+        assert_eq!(a.value.to_bits(), b.value.to_bits(), "q = {q:?}");
+        assert_eq!(a.configuration, b.configuration, "q = {q:?}");
+        assert_eq!(a.selection, b.selection, "q = {q:?}");
+        checks_pruned += a.stats.discrete_checks;
+        checks_full += b.stats.discrete_checks;
+    }
+    assert_eq!(done, 24, "too few colliding samples");
+    println!("discrete checks: pruned {checks_pruned}, exhaustive {checks_full}");
+    assert!(checks_pruned < checks_full);
+}
+
 #[test]
 fn a_free_input_answers_zero_with_itself() {
     let body = arm();

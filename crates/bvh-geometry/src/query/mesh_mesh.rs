@@ -369,6 +369,45 @@ pub fn collide<BV: OverlapVolume>(
     c
 }
 
+/// Whether the triangle pair `[ta, tb]` (triangle `ta` of `a`, `tb` of
+/// `b`) intersects, tested as [`collide`] tests it: B's triangle mapped
+/// into A's frame, then [`intersect_triangle_triangle`]. A pair found by
+/// an earlier query (a witness) is cheap to test again at a nearby pose:
+/// `true` here means [`collide`] reports the meshes colliding. Ids out of
+/// range answer `false`.
+///
+/// ```
+/// use armature_bvh_geometry::query::{CollideMode, CollideWorkspace, MeshObject, collide, triangle_pair_intersects};
+/// use armature_bvh_geometry::{Bvh, BvhOptions, Obb, TriMesh};
+/// use glam::{DAffine3, DVec3};
+/// let mesh = TriMesh::new(vec![DVec3::ZERO, DVec3::X, DVec3::Y], vec![[0, 1, 2]])?;
+/// let bvh = Bvh::<Obb>::build(&mesh, &BvhOptions::default())?;
+/// let a = MeshObject::new(&mesh, &bvh, DAffine3::IDENTITY)?;
+/// let turned = DAffine3::from_rotation_x(1.0) * DAffine3::from_translation(DVec3::new(0.2, 0.0, 0.0));
+/// let b = MeshObject::new(&mesh, &bvh, turned)?;
+/// let mut ws = CollideWorkspace::default();
+/// let hit = collide(&a, &b, CollideMode::First, &mut ws);
+/// assert!(hit.colliding);
+/// assert!(triangle_pair_intersects(&a, &b, hit.first.unwrap()));
+/// assert!(!triangle_pair_intersects(&a, &b, [0, 7]));
+/// # Ok::<(), armature_bvh_geometry::GeometryError>(())
+/// ```
+#[must_use]
+pub fn triangle_pair_intersects<BV: BvhVolume>(
+    a: &MeshObject<'_, BV>,
+    b: &MeshObject<'_, BV>,
+    [ta, tb]: [u32; 2],
+) -> bool {
+    let (Some(t_a), Some(t_b)) = (
+        a.mesh.get_triangle(ta as usize),
+        b.mesh.get_triangle(tb as usize),
+    ) else {
+        return false;
+    };
+    let rel = relative_pose(&a.pose, &b.pose);
+    intersect_triangle_triangle(&t_a, &t_b.map(|p| rel.transform_point3(p)))
+}
+
 /// [`collide`] on the triangles of `b` below the nodes `b_nodes` (ids into
 /// `b`'s hierarchy, [`crate::Bvh::nodes`]) against all of `a`'s: the
 /// descent starts from the pairs (A's root, each node), so the levels of

@@ -105,6 +105,7 @@ pub use containment::{
 pub use mesh_mesh::{
     CollideMode, CollideWorkspace, DistanceVolume, MeshCollision, MeshObject, MeshSeparation,
     OverlapVolume, QueryStats, RIGID_TOLERANCE, apart_by, collide, collide_below, relative_pose,
+    triangle_pair_intersects,
 };
 pub use mesh_mesh_distance::{
     CappedDistance, DistanceCache, DistanceWorkspace, GreedyDistance, GreedyDistanceOptions,
