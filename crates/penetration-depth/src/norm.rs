@@ -896,6 +896,57 @@ impl NormFrame {
         Ok(sum / self.volume)
     }
 
+    /// Factors `(c, C)` with `(1 − s)² c ≤ σ(q(s)) ≤ (1 − s)² C` for
+    /// every `s ∈ [0, 1]`, where `q(s)` runs the straight joint-space
+    /// segment from `q` to `q_ref` as
+    /// [`armature_kinematics::JointSpaceMotion`] interpolates it, when
+    /// every joint's coordinates shrink at least linearly towards the
+    /// reference: a prismatic joint (exactly linearly), a revolute joint
+    /// changed by `|Δ| ≤ π`, and a spherical, floating or planar joint
+    /// whose rotation is the reference's (its translation is then linear
+    /// in `s`). For a revolute joint, with `u = Δ/2` and `t = 1 − s`,
+    /// `t |sin u| ≤ |sin(t u)| ≤ t |u|` (`sin` is concave on `[0, π/2]`),
+    /// so its coordinate `2 sin(t u)` lies between `t` and `t u / sin u`
+    /// times its value at `q`. `H` is block diagonal with positive
+    /// semidefinite blocks, so `c = σ(q)` and `C` is `σ(q)` with each
+    /// revolute term grown by `(u / sin u)²`. `None` for any other
+    /// segment.
+    ///
+    /// # Errors
+    /// The configuration errors of [`KinematicTree::validate_config`].
+    pub fn segment_factors(&self, q: &[f64]) -> Result<Option<(f64, f64)>, PdError> {
+        self.tree.validate_config(q)?;
+        let mut x = [0.0; 6];
+        let (mut lower, mut upper) = (0.0, 0.0);
+        for chart in &self.charts {
+            let (v, r) = (&q[chart.q..], &self.q_ref[chart.q..]);
+            let growth = match chart.kind {
+                ChartKind::Prismatic { .. } => Some(1.0),
+                ChartKind::Revolute { q_ref } => {
+                    let u = 0.5 * (v[0] - q_ref);
+                    if u.abs() > 0.5 * PI || u.is_nan() {
+                        None
+                    } else if u == 0.0 {
+                        Some(1.0)
+                    } else {
+                        Some(u / u.sin())
+                    }
+                }
+                ChartKind::Spherical { .. } => (v[..4] == r[..4]).then_some(1.0),
+                ChartKind::Floating { .. } => (v[3..7] == r[3..7]).then_some(1.0),
+                ChartKind::Planar { .. } => (v[2] == r[2]).then_some(1.0),
+            };
+            let Some(growth) = growth else {
+                return Ok(None);
+            };
+            chart.to_x(v, &mut x);
+            let term = quadratic(&self.blocks[chart.blocks.clone()], &x, chart.x);
+            lower += term;
+            upper += term * growth * growth;
+        }
+        Ok(Some((lower / self.volume, upper / self.volume)))
+    }
+
     /// `(1/V) Xᵀ H X`: the norm of the configuration with coordinates `x`.
     ///
     /// # Panics

@@ -30,12 +30,12 @@
 //!    each ring centred on the best so far (M5's maximally-clear choice,
 //!    refined by sampling). Only the two best and the best direction
 //!    matter, so the searches advance a step at a time, the one with the
-//!    least lower bound on its value first: along a pure translation from
-//!    `q_in` the norm is a quadratic form in the translation, so a search
-//!    whose colliding end has come back to `s` ranks at least `(1 − s)²`
-//!    times its candidate's norm, and a candidate whose bound already
-//!    exceeds the second best value (and the best direction's) is
-//!    dropped. The ranking is the one of searches run to their ends
+//!    least lower bound on its value first: along a segment whose joints
+//!    all shrink at least linearly towards `q_in` (translations, revolute
+//!    changes up to π; see [`NormFrame::segment_factors`]), a search whose
+//!    colliding end has come back to `s` ranks at least `(1 − s)²` times
+//!    its candidate's norm, and a candidate whose bound already exceeds
+//!    the second best value (and the best direction's) is dropped. The ranking is the one of searches run to their ends
 //!    ([`PdOptions::exhaustive_ranking`]).
 //! 2. **Contact-space projection** (§3.2, §5.2, Alg. 2) from the two best
 //!    ranked candidates: the translational joints' rotations are first
@@ -639,16 +639,6 @@ impl Ranking {
         });
     }
 
-    /// The `k`-th least value ranked (`+∞` while fewer are).
-    fn kth_value(&self, k: usize) -> f64 {
-        let mut values: Vec<f64> = self.done.iter().map(|c| c.value).collect();
-        values.sort_by(f64::total_cmp);
-        values
-            .get(k.wrapping_sub(1))
-            .copied()
-            .unwrap_or(f64::INFINITY)
-    }
-
     /// The translation direction of least value (the first given among
     /// equals), and that value.
     fn best_direction(&self) -> Option<(f64, DVec3)> {
@@ -671,21 +661,32 @@ impl Ranking {
 struct PendingRank {
     search: Search,
     q_f: Vec<f64>,
-    /// `σ(q_f)` when the candidate is a pure translation from `q_in`.
-    scale: Option<f64>,
+    /// `(c, C)` of [`NormFrame::segment_factors`] for the segment
+    /// `q_f → q_in`.
+    scale: Option<(f64, f64)>,
     index: usize,
     how: FreeSelection,
     direction: Option<DVec3>,
 }
 
 impl PendingRank {
-    /// A lower bound on the value the search will end with: `(1 − hi)²
-    /// σ(q_f)` for a pure translation (lowered by a relative `1e-9` for
-    /// rounding), `0` otherwise.
+    /// A lower bound on the value the search will end with (at its free
+    /// end, `lo ≤ hi`): `(1 − hi)² c` (lowered by a relative `1e-9` for
+    /// rounding) when the segment has factors, `0` otherwise.
     fn lower_bound(&self) -> f64 {
-        self.scale.map_or(0.0, |sigma| {
+        self.scale.map_or(0.0, |(c, _)| {
             let rest = 1.0 - self.search.hi;
-            sigma * rest * rest * (1.0 - 1e-9)
+            c * rest * rest * (1.0 - 1e-9)
+        })
+    }
+
+    /// An upper bound on the value the search will end with (its free end
+    /// only moves towards `q_in`): `(1 − lo)² C` (raised by a relative
+    /// `1e-9`) when the segment has factors, `+∞` otherwise.
+    fn upper_bound(&self) -> f64 {
+        self.scale.map_or(f64::INFINITY, |(_, upper)| {
+            let rest = 1.0 - self.search.lo;
+            upper * rest * rest * (1.0 + 1e-9)
         })
     }
 }
@@ -918,12 +919,8 @@ impl<'a> PdSolver<'a> {
         // `q_in` (one move); the full projection (CCDg and the greedy
         // pass) runs from the best `FULL_PROJECTIONS` only.
         let Candidates { list, setup } = candidates;
-        let axes: Vec<usize> = setup
-            .as_ref()
-            .map(|s| s.axes.iter().map(|a| a.q_index).collect())
-            .unwrap_or_default();
         let mut ranking = Ranking::default();
-        self.rank_batch(&frame, q_in, list, &axes, &mut ranking, &mut stats)?;
+        self.rank_batch(&frame, q_in, list, &mut ranking, &mut stats)?;
         // The best translation's direction refined: rings of directions
         // around it, narrowing (M5's maximally-clear choice, sampled).
         if let Some(setup) = setup
@@ -943,7 +940,7 @@ impl<'a> PdSolver<'a> {
                         ring.push((q_f, FreeSelection::ConstrainedTranslation, Some(d)));
                     }
                 }
-                self.rank_batch(&frame, q_in, ring, &axes, &mut ranking, &mut stats)?;
+                self.rank_batch(&frame, q_in, ring, &mut ranking, &mut stats)?;
             }
         }
         let ranked = ranking.into_sorted();
@@ -1384,19 +1381,17 @@ impl<'a> PdSolver<'a> {
     /// projections towards `q_in` ([`PdSolver::rank`]), leaving out
     /// candidates that cannot be among the best [`FULL_PROJECTIONS`] nor
     /// the best direction. The searches advance a step at a time, the one
-    /// with the least lower bound first: along a pure translation from
-    /// `q_in` (only the free axes' values `axes` differ) the norm is a
-    /// quadratic form in the translation, `σ(q(s)) = (1 − s)² σ(q_f)`, so
-    /// a search whose colliding end has reached `hi` will rank at least
-    /// `(1 − hi)² σ(q_f)`; other candidates are ranked in full. The
-    /// candidates ranked, and their values, are those a full ranking of
-    /// each would give.
+    /// with the least lower bound first: where the norm shrinks at least
+    /// as `(1 − s)²` along the segment, `σ(q(s)) ≥ (1 − s)² c`
+    /// ([`NormFrame::segment_factors`]), a search whose colliding end has
+    /// come back to `hi` will rank at least `(1 − hi)² c`; other
+    /// candidates are ranked in full. The candidates ranked, and their
+    /// values, are those a full ranking of each would give.
     fn rank_batch(
         &mut self,
         frame: &NormFrame,
         q_in: &[f64],
         batch: Vec<(Vec<f64>, FreeSelection, Option<DVec3>)>,
-        axes: &[usize],
         ranking: &mut Ranking,
         stats: &mut PdStats,
     ) -> Result<(), PdError> {
@@ -1428,16 +1423,7 @@ impl<'a> PdSolver<'a> {
                 }
             };
             search.open(found);
-            let translation = q_f
-                .iter()
-                .zip(q_in)
-                .enumerate()
-                .all(|(k, (a, b))| a == b || axes.contains(&k));
-            let scale = if translation {
-                Some(frame.norm(&q_f)?)
-            } else {
-                None
-            };
+            let scale = frame.segment_factors(&q_f)?;
             let index = ranking.next_index;
             ranking.next_index += 1;
             pending.push(PendingRank {
@@ -1469,8 +1455,28 @@ impl<'a> PdSolver<'a> {
                     k += 1;
                 }
             }
-            let kth = ranking.kth_value(FULL_PROJECTIONS);
-            let best = ranking.best_direction().map(|b| b.0);
+            // The values ranked and the upper bounds of those under way:
+            // the `FULL_PROJECTIONS`-th least of them is at least the
+            // final one, and the least directional one at least the best
+            // direction's value.
+            let mut values: Vec<f64> = ranking.done.iter().map(|c| c.value).collect();
+            values.extend(pending.iter().map(PendingRank::upper_bound));
+            values.sort_by(f64::total_cmp);
+            let kth = values
+                .get(FULL_PROJECTIONS - 1)
+                .copied()
+                .unwrap_or(f64::INFINITY);
+            let best = ranking
+                .best_direction()
+                .map(|b| b.0)
+                .into_iter()
+                .chain(
+                    pending
+                        .iter()
+                        .filter(|p| p.direction.is_some())
+                        .map(PendingRank::upper_bound),
+                )
+                .min_by(f64::total_cmp);
             pending.retain(|p| {
                 let lower = p.lower_bound();
                 let out_of_top = lower > kth;

@@ -2,6 +2,7 @@
 //! sequential change over solid cuboid links, finite differences of the
 //! chart, round trips, and the mass fallbacks.
 
+use std::f64::consts::PI;
 use std::sync::Arc;
 
 use armature_bvh_geometry::{ArticulatedBody, Tessellation, TriMesh};
@@ -917,4 +918,79 @@ fn configurations_are_validated() {
             .is_err()
     );
     assert!(frame.from_x(&[0.0; 6], &mut [0.0; 6]).is_err());
+}
+
+/// Along the straight joint-space segment from `q` to the reference, the
+/// norm stays between `(1 − s)² c` and `(1 − s)² C` of
+/// `segment_factors` (revolute changes up to π, rotations of the ball,
+/// floating and planar joints kept at the reference's); `None` once a
+/// rotation differs or a revolute joint turns by more than π.
+#[test]
+fn segment_factors_bound_the_norm_along_the_segment() {
+    let mut rng = Rng(12);
+    let m = branching(&mut rng);
+    let norm = ObjectNorm::new(&m.body).unwrap();
+    let tree = m.body.tree();
+    let turning: Vec<usize> = ["elbow", "knee"]
+        .iter()
+        .map(|n| tree.q_range(tree.link_index(n).unwrap()).start)
+        .collect();
+    let kept: Vec<std::ops::Range<usize>> = [
+        ("torso", 3..7),
+        ("shoulder", 0..4),
+        ("head", 0..4),
+        ("foot", 2..3),
+    ]
+    .into_iter()
+    .map(|(n, r)| {
+        let start = tree.q_range(tree.link_index(n).unwrap()).start;
+        start + r.start..start + r.end
+    })
+    .collect();
+    let mut checked = 0;
+    for _ in 0..60 {
+        let q_ref = random_config(tree, &mut rng, 3.0);
+        let frame = norm.around(&q_ref).unwrap();
+        let mut q = random_config(tree, &mut rng, 3.0);
+        for r in &kept {
+            q[r.clone()].copy_from_slice(&q_ref[r.clone()]);
+        }
+        for &k in &turning {
+            q[k] = q_ref[k] + rng.range(-PI, PI);
+        }
+        let (c, upper) = frame
+            .segment_factors(&q)
+            .unwrap()
+            .expect("a shrinking segment");
+        assert!((c - frame.norm(&q).unwrap()).abs() <= 1e-12 * c);
+        assert!(upper >= c);
+        let motion = armature_kinematics::JointSpaceMotion::new(tree, &q, &q_ref).unwrap();
+        let mut at = vec![0.0; q.len()];
+        for step in 0..=64 {
+            let s = f64::from(step) / 64.0;
+            motion.config_at(tree, s, &mut at).unwrap();
+            let sigma = frame.norm(&at).unwrap();
+            let t2 = (1.0 - s) * (1.0 - s);
+            assert!(
+                sigma >= t2 * c * (1.0 - 1e-9) - 1e-15,
+                "s = {s}: {sigma} below {}",
+                t2 * c
+            );
+            assert!(
+                sigma <= t2 * upper * (1.0 + 1e-9) + 1e-15,
+                "s = {s}: {sigma} above {}",
+                t2 * upper
+            );
+            checked += 1;
+        }
+        // A rotation away from the reference's, or a turn beyond π: no
+        // factors.
+        let mut turned = q.clone();
+        turned[kept[0].clone()].copy_from_slice(&rng.rotation().to_array());
+        assert_eq!(frame.segment_factors(&turned).unwrap(), None);
+        let mut far = q.clone();
+        far[turning[0]] = q_ref[turning[0]] + PI + 0.1;
+        assert_eq!(frame.segment_factors(&far).unwrap(), None);
+    }
+    assert_eq!(checked, 60 * 65);
 }
