@@ -64,10 +64,18 @@ struct Posed<'a> {
 /// its own world box instead of the obstacle's root.
 const TOP_BOX_LEVELS: u32 = 6;
 
+/// The links' world poses at one configuration and the world boxes of
+/// those with geometry (computed once, shared by every pair).
+#[derive(Debug, Default)]
+struct LinkFrames {
+    poses: Vec<DAffine3>,
+    boxes: Vec<Aabb>,
+}
+
 /// Reusable scratch of the [`Checker`]'s queries.
 #[derive(Debug, Default)]
 pub struct CheckWorkspace {
-    poses: Vec<DAffine3>,
+    posed: LinkFrames,
     collide: CollideWorkspace,
     distance: DistanceWorkspace,
     stack: Vec<[u32; 2]>,
@@ -171,20 +179,33 @@ impl<'a> Checker<'a> {
 
     /// Forward kinematics of `q` into the workspace.
     fn pose(&self, q: &[f64], ws: &mut CheckWorkspace) -> Result<(), PdError> {
-        ws.poses = self.body.tree().poses(q)?;
+        let tree = self.body.tree();
+        let f = &mut ws.posed;
+        f.poses.resize(tree.len(), DAffine3::IDENTITY);
+        tree.forward_kinematics(q, &mut f.poses)?;
+        f.boxes.clear();
+        f.boxes.extend(
+            self.body
+                .links()
+                .iter()
+                .zip(&f.poses)
+                .map(|(g, pose)| g.as_ref().map_or(Aabb::EMPTY, |g| g.obb.world_box(pose))),
+        );
         Ok(())
     }
 
     /// The two posed members of a pair (`None` when a link has no
     /// geometry).
-    fn members(&self, poses: &[DAffine3], link: usize, other: Other) -> Option<[Posed<'_>; 2]> {
-        let posed = |g: &'a LinkGeometry, pose: DAffine3| Posed {
-            geometry: g,
-            pose,
-            aabb: g.obb.world_box(&pose),
-            tops: None,
+    fn members(&self, posed: &LinkFrames, link: usize, other: Other) -> Option<[Posed<'_>; 2]> {
+        let member = |i: usize| {
+            self.body.links()[i].as_ref().map(|g| Posed {
+                geometry: g,
+                pose: posed.poses[i],
+                aabb: posed.boxes[i],
+                tops: None,
+            })
         };
-        let a = posed(self.body.links()[link].as_ref()?, poses[link]);
+        let a = member(link)?;
         let b = match other {
             Other::Obstacle(o) => Posed {
                 geometry: self.obstacles[o].geometry(),
@@ -192,7 +213,7 @@ impl<'a> Checker<'a> {
                 aabb: self.obstacle_boxes[o],
                 tops: Some(&self.obstacle_tops[o]),
             },
-            Other::Link(j) => posed(self.body.links()[j].as_ref()?, poses[j]),
+            Other::Link(j) => member(j)?,
         };
         Some([a, b])
     }
@@ -283,7 +304,7 @@ impl<'a> Checker<'a> {
         ws: &mut CheckWorkspace,
     ) -> Result<Option<(usize, Other)>, PdError> {
         self.pose(q, ws)?;
-        let poses = core::mem::take(&mut ws.poses);
+        let posed = core::mem::take(&mut ws.posed);
         let mut result = Ok(None);
         let first = first.and_then(|f| self.pairs.iter().position(|&p| p == f));
         for slot in first.into_iter().chain(0..self.pairs.len()) {
@@ -291,7 +312,7 @@ impl<'a> Checker<'a> {
             if !wanted(link, other) {
                 continue;
             }
-            let Some([a, b]) = self.members(&poses, link, other) else {
+            let Some([a, b]) = self.members(&posed, link, other) else {
                 continue;
             };
             match Self::pair_overlaps(&a, &b, slot, ws) {
@@ -306,7 +327,7 @@ impl<'a> Checker<'a> {
                 }
             }
         }
-        ws.poses = poses;
+        ws.posed = posed;
         result
     }
 
@@ -325,7 +346,7 @@ impl<'a> Checker<'a> {
         ws: &mut CheckWorkspace,
     ) -> Result<bool, PdError> {
         self.pose(q, ws)?;
-        let Some([a, b]) = self.members(&ws.poses, link, other) else {
+        let Some([a, b]) = self.members(&ws.posed, link, other) else {
             return Ok(false);
         };
         if a.aabb.distance(&b.aabb) > tolerance {
@@ -356,10 +377,10 @@ impl<'a> Checker<'a> {
     ) -> Result<(), PdError> {
         out.clear();
         self.pose(q, ws)?;
-        let poses = core::mem::take(&mut ws.poses);
+        let posed = core::mem::take(&mut ws.posed);
         let mut result = Ok(());
         for (slot, &(link, other)) in self.pairs.iter().enumerate() {
-            let Some([a, b]) = self.members(&poses, link, other) else {
+            let Some([a, b]) = self.members(&posed, link, other) else {
                 continue;
             };
             match Self::pair_overlaps(&a, &b, slot, ws) {
@@ -371,7 +392,7 @@ impl<'a> Checker<'a> {
                 }
             }
         }
-        ws.poses = poses;
+        ws.posed = posed;
         result
     }
 
@@ -401,11 +422,11 @@ impl<'a> Checker<'a> {
         ws: &mut CheckWorkspace,
     ) -> Result<(f64, Option<(usize, Other)>), PdError> {
         self.pose(q, ws)?;
-        let poses = core::mem::take(&mut ws.poses);
+        let posed = core::mem::take(&mut ws.posed);
         let mut best = (f64::INFINITY, None);
         let mut result = Ok(());
         for &(link, other) in &self.pairs {
-            let Some([a, b]) = self.members(&poses, link, other) else {
+            let Some([a, b]) = self.members(&posed, link, other) else {
                 continue;
             };
             if a.aabb.distance(&b.aabb) >= best.0.min(cap) {
@@ -447,7 +468,7 @@ impl<'a> Checker<'a> {
                 }
             }
         }
-        ws.poses = poses;
+        ws.posed = posed;
         result.map(|()| best)
     }
 
@@ -474,9 +495,9 @@ impl<'a> Checker<'a> {
         }
         out.clear();
         self.pose(q, ws)?;
-        let poses = core::mem::take(&mut ws.poses);
+        let posed = core::mem::take(&mut ws.posed);
         for &(link, other) in &self.pairs {
-            let Some([a, b]) = self.members(&poses, link, other) else {
+            let Some([a, b]) = self.members(&posed, link, other) else {
                 continue;
             };
             if a.aabb.distance(&b.aabb) > tolerance {
@@ -488,7 +509,7 @@ impl<'a> Checker<'a> {
                 out.push(c);
             });
         }
-        ws.poses = poses;
+        ws.posed = posed;
         out.sort_by(|x, y| x.distance.total_cmp(&y.distance));
         Ok(())
     }
