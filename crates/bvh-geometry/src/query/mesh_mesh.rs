@@ -449,9 +449,20 @@ fn descend<BV: OverlapVolume>(
             .filter(|&&j| (j as usize) < count)
             .map(|&j| [0, j]),
     );
+    // B's node mapped into A's frame, kept while the pairs popped share
+    // it: a split of A's node pushes both children with the same B node,
+    // and the run below the first child usually keeps it too.
+    let mut mapped: Option<(u32, BV)> = None;
     'pairs: while let Some([ia, ib]) = ws.stack.pop() {
         let (na, nb) = (p.node_a(ia), p.node_b(ib));
-        let bv_b = p.bv_b(ib);
+        let bv_b = match mapped {
+            Some((j, bv)) if j == ib => bv,
+            _ => {
+                let bv = p.bv_b(ib);
+                mapped = Some((ib, bv));
+                bv
+            }
+        };
         stats.bv_tests += 1;
         if !na.bv.may_overlap(&bv_b) {
             continue;
