@@ -535,7 +535,12 @@ fn pair_contacts(
     while let Some([i, j]) = stack.pop() {
         let (ni, nj) = (&na[i as usize], &nb[j as usize]);
         let vb: Rss = nj.bv.transform_rigid(&map);
-        if ni.bv.distance_lower_bound(&vb) > tolerance {
+        // Cheap certified bounds first: the contacts come from the
+        // triangles, so pruning by any certified lower bound finds the
+        // same ones.
+        if ni.bv.distance_bounds(&vb, tolerance).0 > tolerance
+            || ni.bv.near_distance_lower_bound(&vb) > tolerance
+        {
             continue;
         }
         match (ni.children(), nj.children()) {
