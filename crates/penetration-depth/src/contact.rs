@@ -307,7 +307,8 @@ impl<'a> Checker<'a> {
         let posed = core::mem::take(&mut ws.posed);
         let mut result = Ok(None);
         let first = first.and_then(|f| self.pairs.iter().position(|&p| p == f));
-        for slot in first.into_iter().chain(0..self.pairs.len()) {
+        let rest = (0..self.pairs.len()).filter(|&k| Some(k) != first);
+        for slot in first.into_iter().chain(rest) {
             let (link, other) = self.pairs[slot];
             if !wanted(link, other) {
                 continue;

@@ -1885,9 +1885,16 @@ impl<'a> PdSolver<'a> {
         let m = 0.5 * (s.lo + s.hi);
         s.motion.config_at(tree, m, &mut s.mid)?;
         stats.discrete_checks += 1;
-        let found =
-            self.checker
-                .first_overlap(&s.mid, |l, o| s.wanted(tree, l, o), &mut self.check_ws)?;
+        // A ranking keeps only where the search ends, not the pair: the
+        // pair seen at the colliding end is tried first. A projection
+        // reports the first overlapping pair in order (its links stop).
+        let first = (s.coarse > 0.0).then_some(s.hit);
+        let found = self.checker.first_overlap_from(
+            &s.mid,
+            first,
+            |l, o| s.wanted(tree, l, o),
+            &mut self.check_ws,
+        )?;
         s.update(m, found);
         Ok(())
     }
