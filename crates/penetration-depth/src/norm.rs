@@ -902,15 +902,17 @@ impl NormFrame {
     /// [`armature_kinematics::JointSpaceMotion`] interpolates it, when
     /// every joint's coordinates shrink at least linearly towards the
     /// reference: a prismatic joint (exactly linearly), a revolute joint
-    /// changed by `|Δ| ≤ π`, and a spherical, floating or planar joint
+    /// changed by `|Δ| ≤ 2π`, and a spherical, floating or planar joint
     /// whose rotation is the reference's (its translation is then linear
-    /// in `s`). For a revolute joint, with `u = Δ/2` and `t = 1 − s`,
-    /// `t |sin u| ≤ |sin(t u)| ≤ t |u|` (`sin` is concave on `[0, π/2]`),
-    /// so its coordinate `2 sin(t u)` lies between `t` and `t u / sin u`
-    /// times its value at `q`. `H` is block diagonal with positive
-    /// semidefinite blocks, so `c = σ(q)` and `C` is `σ(q)` with each
-    /// revolute term grown by `(u / sin u)²`. `None` for any other
-    /// segment.
+    /// in `s`). For a revolute joint, with `u = Δ/2` and `t = 1 − s`, the
+    /// squared coordinate `4 sin²(t u)` is at least `t²` times its value
+    /// at `q`, `4 sin² u`: for `|u| ≤ π/2` because `sin` is concave on
+    /// `[0, π/2]`; beyond, because `sin²(t u) ≥ sin² u` while `t |u| ≥ π/2`
+    /// and `sin²(t u) ≥ (2 t u / π)² ≥ t²` below. It is at most
+    /// `4 t² u² = t² (u / sin u)² · 4 sin² u`. `H` is block diagonal with
+    /// positive semidefinite blocks, so `c = σ(q)` and `C` is `σ(q)` with
+    /// each revolute term grown by `(u / sin u)²` (`+∞` at `|u| = π`).
+    /// `None` for any other segment.
     ///
     /// # Errors
     /// The configuration errors of [`KinematicTree::validate_config`].
@@ -924,12 +926,15 @@ impl NormFrame {
                 ChartKind::Prismatic { .. } => Some(1.0),
                 ChartKind::Revolute { q_ref } => {
                     let u = 0.5 * (v[0] - q_ref);
-                    if u.abs() > 0.5 * PI || u.is_nan() {
+                    let sin = u.sin();
+                    if u.abs() > PI || u.is_nan() {
                         None
                     } else if u == 0.0 {
                         Some(1.0)
+                    } else if sin == 0.0 || u.abs() == PI {
+                        Some(f64::INFINITY)
                     } else {
-                        Some(u / u.sin())
+                        Some(u / sin)
                     }
                 }
                 ChartKind::Spherical { .. } => (v[..4] == r[..4]).then_some(1.0),
@@ -942,7 +947,11 @@ impl NormFrame {
             chart.to_x(v, &mut x);
             let term = quadratic(&self.blocks[chart.blocks.clone()], &x, chart.x);
             lower += term;
-            upper += term * growth * growth;
+            upper = if growth.is_finite() {
+                upper + term * growth * growth
+            } else {
+                f64::INFINITY
+            };
         }
         Ok(Some((lower / self.volume, upper / self.volume)))
     }

@@ -32,7 +32,7 @@
 //!    matter, so the searches advance a step at a time, the one with the
 //!    least lower bound on its value first: along a segment whose joints
 //!    all shrink at least linearly towards `q_in` (translations, revolute
-//!    changes up to π; see [`NormFrame::segment_factors`]), a search whose
+//!    changes up to 2π; see [`NormFrame::segment_factors`]), a search whose
 //!    colliding end has come back to `s` ranks at least `(1 − s)²` times
 //!    its candidate's norm, and a candidate whose bound already exceeds
 //!    the second best value (and the best direction's) is dropped. The ranking is the one of searches run to their ends
