@@ -332,6 +332,29 @@ fn brute_translational_depth(checker: &Checker<'_>, q_in: &[f64], directions: us
     best
 }
 
+/// A random configuration of the arm: its base anywhere around the boxes,
+/// turned at random, and its three joints within `±reach`.
+fn arm_config(rng: &mut Rng, reach: f64) -> Vec<f64> {
+    let r = DQuat::from_euler(
+        glam::EulerRot::XYZ,
+        rng.uniform(-PI, PI),
+        rng.uniform(-1.0, 1.0),
+        rng.uniform(-PI, PI),
+    );
+    let mut q = floating(
+        DVec3::new(
+            rng.uniform(-0.2, 0.6),
+            rng.uniform(-0.4, 0.4),
+            rng.uniform(-0.3, 0.3),
+        ),
+        r,
+    );
+    for _ in 0..3 {
+        q.push(rng.uniform(-reach, reach));
+    }
+    q
+}
+
 /// Random in-collision configurations of the arm: every answer is
 /// collision-free, in contact (within the tolerance), and its norm is at
 /// most the squared translational depth (a translation of the whole model
@@ -361,23 +384,7 @@ fn answers_hold_the_contract(projection: Projection, samples: usize) {
     let mut tries = 0;
     while done < samples && tries < 400 {
         tries += 1;
-        let r = DQuat::from_euler(
-            glam::EulerRot::XYZ,
-            rng.uniform(-PI, PI),
-            rng.uniform(-1.0, 1.0),
-            rng.uniform(-PI, PI),
-        );
-        let mut q = floating(
-            DVec3::new(
-                rng.uniform(-0.2, 0.6),
-                rng.uniform(-0.4, 0.4),
-                rng.uniform(-0.3, 0.3),
-            ),
-            r,
-        );
-        for _ in 0..3 {
-            q.push(rng.uniform(-2.0, 2.0));
-        }
+        let q = arm_config(&mut rng, 2.0);
         if !checker.collides(&q, &mut ws).unwrap() {
             continue;
         }
@@ -437,23 +444,7 @@ fn pruned_ranking_answers_as_the_exhaustive_one() {
     let (mut checks_pruned, mut checks_full) = (0, 0);
     while done < 24 && tries < 800 {
         tries += 1;
-        let r = DQuat::from_euler(
-            glam::EulerRot::XYZ,
-            rng.uniform(-PI, PI),
-            rng.uniform(-1.0, 1.0),
-            rng.uniform(-PI, PI),
-        );
-        let mut q = floating(
-            DVec3::new(
-                rng.uniform(-0.2, 0.6),
-                rng.uniform(-0.4, 0.4),
-                rng.uniform(-0.3, 0.3),
-            ),
-            r,
-        );
-        for _ in 0..3 {
-            q.push(rng.uniform(-PI, PI));
-        }
+        let q = arm_config(&mut rng, PI);
         if !checker.collides(&q, &mut ws).unwrap() {
             continue;
         }
