@@ -14,7 +14,9 @@
 //!
 //! **Why PGS.** The problems are small (one row per contact), `A` is
 //! dense, and warm starts from the previous iteration are close: one
-//! Gauss–Seidel sweep costs `n²` and needs no factorisation, and for a
+//! Gauss–Seidel sweep costs `n k` for `k` pushing rows (`λⱼ > 0`; at most
+//! `n²`; the other rows add nothing to `Aλ`) and needs no factorisation,
+//! and for a
 //! symmetric positive definite `A` the projected iteration converges to
 //! the unique solution for any relaxation in `(0, 2)` (M5 §3.2).
 //!
@@ -37,7 +39,8 @@
 //!
 //! **Guarantee.** None beyond the report: on return `λ ≥ 0` always, and
 //! [`PgsReport::converged`] says whether the residual met the tolerance
-//! within [`PgsOptions::max_iterations`] sweeps. Nothing allocates.
+//! within [`PgsOptions::max_iterations`] sweeps. Nothing allocates while
+//! at most 128 rows push.
 //!
 //! ```
 //! use armature_penetration_depth::lcp::{PgsOptions, solve_pgs};
@@ -50,6 +53,8 @@
 //! assert!(report.converged);
 //! assert!((lambda[0] - 1.0).abs() < 1e-12 && lambda[1] == 0.0);
 //! ```
+
+use smallvec::SmallVec;
 
 use crate::PdError;
 
@@ -180,7 +185,14 @@ pub fn solve_pgs(a: &[f64], b: &[f64], lambda: &mut [f64], options: &PgsOptions)
         skipped_rows,
         ..PgsReport::default()
     };
-    let (residual, scale) = natural_residual(a, b, lambda, floor, b_scale);
+    // The rows pushing (`λⱼ > 0`), in increasing order: `(Aλ)ᵢ` sums
+    // only their terms, in the dense sum's order (the others add exact
+    // zeros), so a sweep costs `n` times the pushing rows, not `n²`.
+    let mut active: Active = (0..n)
+        .filter(|&j| lambda[j] > 0.0)
+        .map(|j| u32::try_from(j).unwrap_or(u32::MAX))
+        .collect();
+    let (residual, scale) = natural_residual(a, b, lambda, &active, floor, b_scale);
     report.residual = residual;
     if residual <= options.tolerance * scale {
         report.converged = true;
@@ -190,29 +202,34 @@ pub fn solve_pgs(a: &[f64], b: &[f64], lambda: &mut [f64], options: &PgsOptions)
         report.iterations += 1;
         // The largest unrelaxed step `Aᵢᵢ |Δλᵢ| / ω` of the sweep: the
         // natural residual of each row when it was visited. Only when it is
-        // small is the true residual worth its n² pass.
+        // small is the true residual worth its pass.
         let mut step = 0.0_f64;
         for i in 0..n {
             if skipped(i) {
                 continue;
             }
             let row = &a[i * n..(i + 1) * n];
-            let w: f64 = row
-                .iter()
-                .zip(lambda.iter())
-                .map(|(x, l)| x * l)
-                .sum::<f64>()
-                - b[i];
+            let w = pushed_sum(row, lambda, &active) - b[i];
             let aii = row[i];
-            let new = (lambda[i] - omega * w / aii).max(0.0);
-            step = step.max(aii * (new - lambda[i]).abs() / omega);
+            let old = lambda[i];
+            let new = (old - omega * w / aii).max(0.0);
+            step = step.max(aii * (new - old).abs() / omega);
             lambda[i] = new;
+            if (old > 0.0) != (new > 0.0) {
+                let key = u32::try_from(i).unwrap_or(u32::MAX);
+                match active.binary_search(&key) {
+                    Ok(k) => {
+                        active.remove(k);
+                    }
+                    Err(k) => active.insert(k, key),
+                }
+            }
         }
         let lambda_scale = (0..n)
             .filter(|&i| !skipped(i))
             .fold(0.0_f64, |m, i| m.max(a[i * n + i] * lambda[i]));
         if step <= options.tolerance * b_scale.max(lambda_scale) {
-            let (residual, scale) = natural_residual(a, b, lambda, floor, b_scale);
+            let (residual, scale) = natural_residual(a, b, lambda, &active, floor, b_scale);
             report.residual = residual;
             if residual <= options.tolerance * scale {
                 report.converged = true;
@@ -220,8 +237,20 @@ pub fn solve_pgs(a: &[f64], b: &[f64], lambda: &mut [f64], options: &PgsOptions)
             }
         }
     }
-    report.residual = natural_residual(a, b, lambda, floor, b_scale).0;
+    report.residual = natural_residual(a, b, lambda, &active, floor, b_scale).0;
     report
+}
+
+/// Indices of the pushing rows (no allocation up to 128 of them).
+type Active = SmallVec<[u32; 128]>;
+
+/// `Σⱼ rowⱼ λⱼ` over the pushing rows `active` (increasing): the dense
+/// sum's value, the other terms being zeros (for finite `A`).
+fn pushed_sum(row: &[f64], lambda: &[f64], active: &[u32]) -> f64 {
+    active
+        .iter()
+        .map(|&j| row[j as usize] * lambda[j as usize])
+        .sum::<f64>()
 }
 
 /// Whether a diagonal entry marks a redundant row: not above `floor`
@@ -231,7 +260,14 @@ fn is_redundant(aii: f64, floor: f64) -> bool {
 }
 
 /// The natural-map residual and the scale it is measured against.
-fn natural_residual(a: &[f64], b: &[f64], lambda: &[f64], floor: f64, b_scale: f64) -> (f64, f64) {
+fn natural_residual(
+    a: &[f64],
+    b: &[f64],
+    lambda: &[f64],
+    active: &[u32],
+    floor: f64,
+    b_scale: f64,
+) -> (f64, f64) {
     let n = lambda.len();
     let (mut residual, mut scale) = (0.0_f64, b_scale);
     for i in 0..n {
@@ -240,7 +276,7 @@ fn natural_residual(a: &[f64], b: &[f64], lambda: &[f64], floor: f64, b_scale: f
             continue;
         }
         let row = &a[i * n..(i + 1) * n];
-        let w: f64 = row.iter().zip(lambda).map(|(x, l)| x * l).sum::<f64>() - b[i];
+        let w = pushed_sum(row, lambda, active) - b[i];
         let pushed = aii * lambda[i];
         residual = residual.max(pushed.min(w).abs());
         scale = scale.max(pushed);
