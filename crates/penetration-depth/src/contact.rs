@@ -177,12 +177,16 @@ impl<'a> Checker<'a> {
         &self.pairs
     }
 
-    /// Forward kinematics of `q` into the workspace.
+    /// Forward kinematics of `q` into the workspace, the links' world
+    /// boxes, and a witness slot per pair.
     fn pose(&self, q: &[f64], ws: &mut CheckWorkspace) -> Result<(), PdError> {
         let tree = self.body.tree();
         let f = &mut ws.posed;
         f.poses.resize(tree.len(), DAffine3::IDENTITY);
         tree.forward_kinematics(q, &mut f.poses)?;
+        if ws.witnesses.len() < self.pairs.len() {
+            ws.witnesses.resize(self.pairs.len(), None);
+        }
         f.boxes.clear();
         f.boxes.extend(
             self.body
@@ -234,9 +238,6 @@ impl<'a> Checker<'a> {
         // The triangles that met when the pair last overlapped likely
         // still do at a nearby configuration: one triangle test instead
         // of a descent (the same test the descent would make).
-        if ws.witnesses.len() <= slot {
-            ws.witnesses.resize(slot + 1, None);
-        }
         if let Some(w) = ws.witnesses[slot]
             && triangle_pair_intersects(&ma, &mb, w)
         {

@@ -34,9 +34,11 @@
 //!    all shrink at least linearly towards `q_in` (translations, revolute
 //!    changes up to 2π; see [`NormFrame::segment_factors`]), a search whose
 //!    colliding end has come back to `s` ranks at least `(1 − s)²` times
-//!    its candidate's norm, and a candidate whose bound already exceeds
-//!    the second best value (and the best direction's) is dropped. The ranking is the one of searches run to their ends
-//!    ([`PdOptions::exhaustive_ranking`]).
+//!    its candidate's norm (and at most `(1 − s)²` times a larger factor
+//!    from its free end), and a candidate whose lower bound already
+//!    exceeds the second least of the values and upper bounds (and the
+//!    best direction's) is dropped. The ranking is the one of searches run
+//!    to their ends ([`PdOptions::exhaustive_ranking`]).
 //! 2. **Contact-space projection** (§3.2, §5.2, Alg. 2) from the two best
 //!    ranked candidates: the translational joints' rotations are first
 //!    set to `q_in`'s when that is free (a rigid body "rotated to the
@@ -614,11 +616,10 @@ struct RankedCandidate {
 }
 
 impl Ranking {
-    /// Ranks the next candidate.
-    fn push(&mut self, value: f64, q_f: Vec<f64>, how: FreeSelection, direction: Option<DVec3>) {
-        let index = self.next_index;
+    /// The index of the next candidate given.
+    fn next(&mut self) -> usize {
         self.next_index += 1;
-        self.insert(value, index, q_f, how, direction);
+        self.next_index - 1
     }
 
     /// Ranks the candidate given `index`-th.
@@ -1398,7 +1399,8 @@ impl<'a> PdSolver<'a> {
         if self.options.projection != Projection::Bisection || self.options.exhaustive_ranking {
             for (q_f, how, direction) in batch {
                 let value = self.rank(frame, &q_f, q_in, stats)?;
-                ranking.push(value, q_f, how, direction);
+                let index = ranking.next();
+                ranking.insert(value, index, q_f, how, direction);
             }
             return Ok(());
         }
@@ -1424,8 +1426,7 @@ impl<'a> PdSolver<'a> {
             };
             search.open(found);
             let scale = frame.segment_factors(&q_f)?;
-            let index = ranking.next_index;
-            ranking.next_index += 1;
+            let index = ranking.next();
             pending.push(PendingRank {
                 search,
                 q_f,
@@ -1435,6 +1436,7 @@ impl<'a> PdSolver<'a> {
                 direction,
             });
         }
+        let mut values = Vec::with_capacity(ranking.done.len() + pending.len());
         loop {
             // Ended searches are ranked; the others are dropped once they
             // cannot matter.
@@ -1459,7 +1461,8 @@ impl<'a> PdSolver<'a> {
             // the `FULL_PROJECTIONS`-th least of them is at least the
             // final one, and the least directional one at least the best
             // direction's value.
-            let mut values: Vec<f64> = ranking.done.iter().map(|c| c.value).collect();
+            values.clear();
+            values.extend(ranking.done.iter().map(|c| c.value));
             values.extend(pending.iter().map(PendingRank::upper_bound));
             values.sort_by(f64::total_cmp);
             let kth = values
