@@ -6,7 +6,10 @@
 //! Every answer is also checked by the facade's discrete test (free, in
 //! contact, within the limits); a violation prints `CONTRACT VIOLATION`.
 //! `PD_REVERSE=n` and `PD_ITER=n` override the reverse samples and the
-//! iteration limit.
+//! iteration limit; `PD_NO_REUSE=1` tests every pair at every discrete
+//! check ([`armature::PdOptions::reuse_apart_pairs`] off), and
+//! `PD_ANSWERS=1` prints each answer's value and configuration bit for bit
+//! (to compare two settings or builds).
 
 use std::f64::consts::PI;
 use std::time::Instant;
@@ -30,6 +33,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if let Some(n) = std::env::var("PD_ITER").ok().and_then(|v| v.parse().ok()) {
         options.max_iterations = n;
     }
+    if std::env::var_os("PD_NO_REUSE").is_some() {
+        options.reuse_apart_pairs = false;
+    }
+    let answers = std::env::var_os("PD_ANSWERS").is_some();
     let mut solver = armature::pd::PdSolver::new(
         scene.body(),
         scene.obstacles(),
@@ -78,6 +85,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     check.colliding, check.distance
                 );
             }
+        }
+        if answers {
+            let bits: Vec<u64> = r.configuration.iter().map(|x| x.to_bits()).collect();
+            println!("answer {:?} {:x} {bits:x?}", r.status, r.value.to_bits());
         }
         println!(
             "{:8.3} ms  {:?} σ {:.3e} it {} cand {} ccd {} checks {} rows {} sel {:.1} proj {:.1} opt {:.1}",

@@ -11,6 +11,18 @@
 //! "Overlap" is that of the discrete test everywhere in armature: the
 //! triangles meet (touching counts), or a closed mesh holds part of the
 //! other (a link inside a closed obstacle, or inside a closed link).
+//!
+//! *Records of pairs found apart.* The relative pose of two links depends
+//! only on the joints from each up to, not including, their common
+//! ancestor (up to the roots for two robots). A [`CheckWorkspace`] keeps,
+//! per pair of links, the values of those coordinates at the last few
+//! configurations where the pair was found apart (most recently used
+//! first); where they are the same bit for bit, the pair is answered apart
+//! with no test ([`CheckWorkspace::set_reuse_apart_pairs`]). The answer is
+//! the test's up to the rounding of the world poses the relative pose is
+//! computed from; the solver confirms its answer with every pair tested.
+//! A ranking search from a translated candidate moves only the root, so
+//! each pair of links is tested once instead of at every step.
 
 use armature_bvh_geometry::query::{
     CollideMode, CollideWorkspace, DistanceVolume, DistanceWorkspace, MeshObject, capped_distance,
@@ -22,6 +34,7 @@ use armature_bvh_geometry::{
     Obstacle, RigidMap, Rss, TopBoxes,
 };
 use armature_conservative_advance::Other;
+use core::sync::atomic::{AtomicU64, Ordering};
 use glam::{DAffine3, DVec3};
 
 use crate::PdError;
@@ -64,6 +77,10 @@ struct Posed<'a> {
 /// its own world box instead of the obstacle's root.
 const TOP_BOX_LEVELS: u32 = 6;
 
+/// Configurations at which a pair of links was found apart, kept per pair
+/// (most recently used first).
+const RECORDS: usize = 8;
+
 /// The links' world poses at one configuration and the world boxes of
 /// those with geometry (computed once, shared by every pair).
 #[derive(Debug, Default)]
@@ -83,6 +100,18 @@ pub struct CheckWorkspace {
     /// Per pair ([`Checker::pairs`] order), the triangle pair that met
     /// when it last overlapped: tested first next time.
     witnesses: Vec<Option<[u32; 2]>>,
+    /// Per pair of links, the values of the coordinates its relative pose
+    /// depends on ([`Checker`]'s chains, same layout) when it was last
+    /// found apart, and whether that record holds.
+    apart_at: Vec<f64>,
+    apart_known: Vec<bool>,
+    /// Whether the records above are ignored (every pair tested).
+    fresh: bool,
+    /// Pairs answered from the records so far.
+    reused: u64,
+    /// The [`Checker`] the records are of (its `id`; 0 before the first
+    /// check): another checker's pairs start afresh.
+    owner: u64,
 }
 
 impl CheckWorkspace {
@@ -90,6 +119,20 @@ impl CheckWorkspace {
     #[must_use]
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Whether a pair of links found apart is answered apart again, with
+    /// no test, while the joints between its two links keep their values
+    /// (default `true`); off, every check tests every pair.
+    pub fn set_reuse_apart_pairs(&mut self, reuse: bool) {
+        self.fresh = !reuse;
+    }
+
+    /// How many pair tests were answered from a record of the pair found
+    /// apart, with no test, since the workspace was made.
+    #[must_use]
+    pub const fn reused_apart_pairs(&self) -> u64 {
+        self.reused
     }
 }
 
@@ -102,7 +145,19 @@ pub struct Checker<'a> {
     pairs: Vec<(usize, Other)>,
     obstacle_boxes: Vec<Aabb>,
     obstacle_tops: Vec<TopBoxes>,
+    /// Per pair, the range of `chain_coords` holding the configuration
+    /// coordinates the relative pose of its two links depends on (the
+    /// joints of the links from each up to, not including, their common
+    /// ancestor; up to the roots for two robots); empty for an obstacle.
+    chains: Vec<(u32, u32)>,
+    chain_coords: Vec<u32>,
+    /// This checker's number, unique in the process (a workspace's records
+    /// belong to one checker).
+    id: u64,
 }
+
+/// The next [`Checker`]'s number.
+static NEXT_CHECKER: AtomicU64 = AtomicU64::new(1);
 
 impl<'a> Checker<'a> {
     /// The queries of `body` against `obstacles` (posed as at `t = 0`),
@@ -150,12 +205,30 @@ impl<'a> Checker<'a> {
                     .top_boxes(&o.pose_at(0.0), TOP_BOX_LEVELS)
             })
             .collect();
+        let tree = body.tree();
+        let mut chains = Vec::with_capacity(pairs.len());
+        let mut chain_coords = Vec::new();
+        for &(i, other) in &pairs {
+            let start = chain_coords.len() as u32;
+            if let Other::Link(j) = other {
+                let top = tree.common_ancestor(i, j);
+                for end in [i, j] {
+                    for k in tree.ancestors(end).take_while(|&k| Some(k) != top) {
+                        chain_coords.extend(tree.q_range(k).map(|c| c as u32));
+                    }
+                }
+            }
+            chains.push((start, chain_coords.len() as u32));
+        }
         Ok(Self {
             body,
             obstacles,
             pairs,
             obstacle_boxes,
             obstacle_tops,
+            chains,
+            chain_coords,
+            id: NEXT_CHECKER.fetch_add(1, Ordering::Relaxed),
         })
     }
 
@@ -184,8 +257,14 @@ impl<'a> Checker<'a> {
         let f = &mut ws.posed;
         f.poses.resize(tree.len(), DAffine3::IDENTITY);
         tree.forward_kinematics(q, &mut f.poses)?;
-        if ws.witnesses.len() < self.pairs.len() {
+        if ws.owner != self.id {
+            ws.owner = self.id;
+            ws.witnesses.clear();
             ws.witnesses.resize(self.pairs.len(), None);
+            ws.apart_known.clear();
+            ws.apart_known.resize(RECORDS * self.pairs.len(), false);
+            ws.apart_at.clear();
+            ws.apart_at.resize(RECORDS * self.chain_coords.len(), 0.0);
         }
         f.boxes.clear();
         f.boxes.extend(
@@ -220,6 +299,56 @@ impl<'a> Checker<'a> {
             Other::Link(j) => member(j)?,
         };
         Some([a, b])
+    }
+
+    /// [`Checker::pair_overlaps`] at `q`, answered with no test for a
+    /// pair of links last found apart with the same values of the
+    /// coordinates between them: their relative pose is then the same up
+    /// to the rounding of the world poses it is computed from.
+    fn slot_overlaps(
+        &self,
+        q: &[f64],
+        a: &Posed<'_>,
+        b: &Posed<'_>,
+        slot: usize,
+        ws: &mut CheckWorkspace,
+    ) -> Result<bool, PdError> {
+        let (lo, hi) = self.chains[slot];
+        let (lo, hi) = (lo as usize, hi as usize);
+        if lo == hi || ws.fresh {
+            return Self::pair_overlaps(a, b, slot, ws);
+        }
+        let coords = &self.chain_coords[lo..hi];
+        let same = |known: &[f64]| {
+            coords
+                .iter()
+                .zip(known)
+                .all(|(&c, k)| q[c as usize].to_bits() == k.to_bits())
+        };
+        let n = hi - lo;
+        let known = &mut ws.apart_known[RECORDS * slot..][..RECORDS];
+        let records = &mut ws.apart_at[RECORDS * lo..][..RECORDS * n];
+        // Most recently used first: a hit moves to the front.
+        if let Some(r) = (0..RECORDS).find(|&r| known[r] && same(&records[r * n..][..n])) {
+            records[..(r + 1) * n].rotate_right(n);
+            ws.reused += 1;
+            // `known` is true for every record up to `r` (they fill from
+            // the front).
+            return Ok(false);
+        }
+        let overlaps = Self::pair_overlaps(a, b, slot, ws)?;
+        if !overlaps {
+            // The least recently used record goes.
+            let known = &mut ws.apart_known[RECORDS * slot..][..RECORDS];
+            let records = &mut ws.apart_at[RECORDS * lo..][..RECORDS * n];
+            known.rotate_right(1);
+            known[0] = true;
+            records.rotate_right(n);
+            for (k, &c) in records[..n].iter_mut().zip(coords) {
+                *k = q[c as usize];
+            }
+        }
+        Ok(overlaps)
     }
 
     /// Whether the members of pair `slot` (its index in
@@ -317,7 +446,7 @@ impl<'a> Checker<'a> {
             let Some([a, b]) = self.members(&posed, link, other) else {
                 continue;
             };
-            match Self::pair_overlaps(&a, &b, slot, ws) {
+            match self.slot_overlaps(q, &a, &b, slot, ws) {
                 Ok(false) => {}
                 Ok(true) => {
                     result = Ok(Some((link, other)));
@@ -385,7 +514,7 @@ impl<'a> Checker<'a> {
             let Some([a, b]) = self.members(&posed, link, other) else {
                 continue;
             };
-            match Self::pair_overlaps(&a, &b, slot, ws) {
+            match self.slot_overlaps(q, &a, &b, slot, ws) {
                 Ok(true) => out.push((link, other)),
                 Ok(false) => {}
                 Err(e) => {

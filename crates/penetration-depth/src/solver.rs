@@ -149,6 +149,14 @@ pub struct PdOptions {
     /// the answer, is the same either way; this is for comparison.
     /// Default `false`.
     pub exhaustive_ranking: bool,
+    /// Answer a pair of links found apart at one configuration apart again,
+    /// with no test, at a configuration where every joint between them
+    /// has the same value (their relative pose is the same; see
+    /// [`Checker`]); an answer is then confirmed by a check that tests
+    /// every pair, and the query runs again without this where it fails.
+    /// Off, every discrete check tests every pair; this is for comparison.
+    /// Default `true`.
+    pub reuse_apart_pairs: bool,
 }
 
 impl Default for PdOptions {
@@ -170,6 +178,7 @@ impl Default for PdOptions {
             pgs: PgsOptions::default(),
             max_ca_iterations_per_pair: CcdOptions::default().max_ca_iterations_per_pair,
             exhaustive_ranking: false,
+            reuse_apart_pairs: true,
         }
     }
 }
@@ -881,6 +890,36 @@ impl<'a> PdSolver<'a> {
         q_in: &[f64],
         hint: Option<&[f64]>,
     ) -> Result<PdReport, PdError> {
+        self.check_ws
+            .set_reuse_apart_pairs(self.options.reuse_apart_pairs);
+        let mut report = self.solve(q_in, hint)?;
+        if !self.options.reuse_apart_pairs || report.status == PdStatus::NoFreeConfiguration {
+            return Ok(report);
+        }
+        // The answer's configuration is confirmed free by a check of every
+        // pair: a pair answered from a record was tested at the same
+        // relative pose computed from other world poses, which may round
+        // differently. Where they disagree, the query runs again testing
+        // every pair.
+        self.check_ws.set_reuse_apart_pairs(false);
+        let confirmed = self
+            .checker
+            .collides(&report.configuration, &mut self.check_ws)
+            .and_then(|collides| {
+                report.stats.discrete_checks += 1;
+                if collides {
+                    self.solve(q_in, hint)
+                } else {
+                    Ok(report)
+                }
+            });
+        self.check_ws.set_reuse_apart_pairs(true);
+        confirmed
+    }
+
+    /// [`PdSolver::penetration_depth_from`] with the workspace's pair
+    /// records as they are set.
+    fn solve(&mut self, q_in: &[f64], hint: Option<&[f64]>) -> Result<PdReport, PdError> {
         let tree = self.tree();
         tree.validate_config(q_in)?;
         if let Some(h) = hint {

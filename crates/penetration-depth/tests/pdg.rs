@@ -6,6 +6,7 @@ use std::f64::consts::PI;
 use std::sync::Arc;
 
 use armature_bvh_geometry::{ArticulatedBody, DisabledPairs, Obstacle, Tessellation, TriMesh};
+use armature_conservative_advance::Other;
 use armature_kinematics::{Joint, JointType, KinematicTree, LinkSpec};
 use armature_penetration_depth::{
     CheckWorkspace, Checker, PdError, PdOptions, PdSolver, PdStatus, Projection,
@@ -463,6 +464,50 @@ fn pruned_ranking_answers_as_the_exhaustive_one() {
     assert_eq!(done, 24, "too few colliding samples");
     println!("discrete checks: pruned {checks_pruned}, exhaustive {checks_full}");
     assert!(checks_pruned < checks_full);
+}
+
+/// Reusing the records of pairs of links found apart
+/// ([`PdOptions::reuse_apart_pairs`], the default) answers as testing
+/// every pair at every check (the same configuration, bit for bit), on
+/// random in-collision configurations of the arm, self-colliding ones
+/// included.
+#[test]
+fn reused_apart_pairs_answer_as_every_pair_tested() {
+    let body = arm();
+    let obstacles = boxes();
+    let options = PdOptions::default().with_distance_threshold(1e-4);
+    let every_pair = PdOptions {
+        reuse_apart_pairs: false,
+        ..options
+    };
+    let disabled = DisabledPairs::new();
+    let mut reusing = PdSolver::new(&body, &obstacles, &disabled, &options).unwrap();
+    let mut testing = PdSolver::new(&body, &obstacles, &disabled, &every_pair).unwrap();
+    let checker = Checker::new(&body, &obstacles, &disabled, true, true).unwrap();
+    let mut ws = CheckWorkspace::new();
+    let mut rng = Rng(31);
+    let (mut done, mut tries, mut self_colliding) = (0, 0, 0);
+    while done < 24 && tries < 800 {
+        tries += 1;
+        let q = arm_config(&mut rng, PI);
+        if !checker.collides(&q, &mut ws).unwrap() {
+            continue;
+        }
+        done += 1;
+        let only_links = checker
+            .first_overlap(&q, |_, o| matches!(o, Other::Link(_)), &mut ws)
+            .unwrap();
+        self_colliding += usize::from(only_links.is_some());
+        // Coherence kept, as a user's sequence of queries would.
+        let a = reusing.penetration_depth(&q).unwrap();
+        let b = testing.penetration_depth(&q).unwrap();
+        assert_eq!(a.status, b.status, "q = {q:?}");
+        assert_eq!(a.value.to_bits(), b.value.to_bits(), "q = {q:?}");
+        assert_eq!(a.configuration, b.configuration, "q = {q:?}");
+        assert_eq!(a.selection, b.selection, "q = {q:?}");
+    }
+    assert_eq!(done, 24, "too few colliding samples");
+    assert!(self_colliding > 0, "no self-colliding sample");
 }
 
 #[test]

@@ -1,0 +1,217 @@
+//! A pair of links found apart is answered apart again, with no test,
+//! while the joints between its links keep their values (the checker's
+//! records): the answers must be those of checks that test every pair, on
+//! random walks through the configurations of a branching model and a
+//! second robot, where links of one finger, of two fingers and of the two
+//! robots collide often.
+
+use std::f64::consts::PI;
+use std::sync::Arc;
+
+use armature_bvh_geometry::{ArticulatedBody, DisabledPairs, Obstacle, Tessellation, TriMesh};
+use armature_kinematics::{Joint, JointType, KinematicTree, LinkSpec};
+use armature_penetration_depth::{CheckWorkspace, Checker};
+use glam::{DAffine3, DQuat, DVec3};
+use proptest::prelude::*;
+
+fn cuboid(size: DVec3, centre: DVec3) -> TriMesh {
+    Tessellation::default()
+        .cuboid(size)
+        .unwrap()
+        .transformed(&DAffine3::from_translation(centre))
+        .unwrap()
+}
+
+/// A palm on a floating joint with two three-link fingers side by side,
+/// and a second robot: a floating block with one revolute paddle.
+fn hand_and_block() -> ArticulatedBody {
+    let phalanx = || {
+        Arc::new(cuboid(
+            DVec3::new(0.12, 0.03, 0.03),
+            DVec3::new(0.06, 0.0, 0.0),
+        ))
+    };
+    let mut specs =
+        vec![LinkSpec::new("palm", None).with_joint(Joint::new("p", JointType::Floating))];
+    let mut meshes = vec![Some(Arc::new(cuboid(
+        DVec3::new(0.2, 0.12, 0.04),
+        DVec3::ZERO,
+    )))];
+    for (f, y) in [("a", 0.015), ("b", -0.015)] {
+        let names = [format!("{f}1"), format!("{f}2"), format!("{f}3")];
+        specs.push(
+            LinkSpec::new(names[0].as_str(), Some("palm"))
+                .with_origin(DAffine3::from_translation(DVec3::new(0.1, y, 0.0)))
+                .with_joint(Joint::revolute(format!("j{f}1"), DVec3::Z, -2.5, 2.5)),
+        );
+        for k in 1..3 {
+            specs.push(
+                LinkSpec::new(names[k].as_str(), Some(names[k - 1].as_str()))
+                    .with_origin(DAffine3::from_translation(DVec3::new(0.12, 0.0, 0.0)))
+                    .with_joint(Joint::revolute(
+                        format!("j{f}{}", k + 1),
+                        DVec3::Y,
+                        -2.5,
+                        2.5,
+                    )),
+            );
+        }
+        meshes.extend([Some(phalanx()), Some(phalanx()), Some(phalanx())]);
+    }
+    specs.push(LinkSpec::new("block", None).with_joint(Joint::new("b", JointType::Floating)));
+    specs.push(
+        LinkSpec::new("paddle", Some("block")).with_joint(Joint::revolute("jp", DVec3::X, -PI, PI)),
+    );
+    meshes.push(Some(Arc::new(cuboid(DVec3::splat(0.08), DVec3::ZERO))));
+    meshes.push(Some(Arc::new(cuboid(
+        DVec3::new(0.02, 0.2, 0.02),
+        DVec3::new(0.0, 0.1, 0.0),
+    ))));
+    let tree = KinematicTree::new(specs).unwrap();
+    ArticulatedBody::new("hand_and_block", tree, meshes).unwrap()
+}
+
+/// A small deterministic generator (splitmix64).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (hi - lo) * ((self.next() >> 11) as f64 / (1u64 << 53) as f64)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// A random pose of a floating joint near `centre`: position, then the
+/// quaternion's x, y, z, w.
+fn floating(rng: &mut Rng, centre: DVec3) -> [f64; 7] {
+    let p = centre
+        + DVec3::new(
+            rng.uniform(-0.1, 0.1),
+            rng.uniform(-0.1, 0.1),
+            rng.uniform(-0.1, 0.1),
+        );
+    let r = DQuat::from_euler(
+        glam::EulerRot::XYZ,
+        rng.uniform(-PI, PI),
+        rng.uniform(-1.0, 1.0),
+        rng.uniform(-PI, PI),
+    );
+    [p.x, p.y, p.z, r.x, r.y, r.z, r.w]
+}
+
+/// One step of the walk: a revolute joint, a base pose (the relative poses
+/// of one robot's links unchanged), or an earlier configuration again.
+fn step(rng: &mut Rng, tree: &KinematicTree, q: &mut [f64], seen: &[Vec<f64>]) {
+    match rng.below(6) {
+        0 if !seen.is_empty() => q.copy_from_slice(&seen[rng.below(seen.len())]),
+        1 => {
+            let base = tree.link_index("palm").unwrap();
+            q[tree.q_range(base)].copy_from_slice(&floating(rng, DVec3::ZERO));
+        }
+        2 => {
+            let base = tree.link_index("block").unwrap();
+            q[tree.q_range(base)].copy_from_slice(&floating(rng, DVec3::new(0.3, 0.0, 0.0)));
+        }
+        _ => {
+            let revolute: Vec<usize> = (0..tree.len())
+                .filter(|&i| tree.q_range(i).len() == 1)
+                .collect();
+            let i = revolute[rng.below(revolute.len())];
+            q[tree.q_range(i).start] = rng.uniform(-2.5, 2.5);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// `overlapping_pairs` and `first_overlap` with the records answer as
+    /// with every pair tested, along random walks.
+    #[test]
+    fn records_answer_as_every_pair_tested(seed in any::<u64>()) {
+        let body = hand_and_block();
+        let tree = body.tree();
+        let obstacle = Obstacle::fixed(
+            "slab",
+            Arc::new(cuboid(DVec3::new(0.6, 0.6, 0.05), DVec3::ZERO)),
+            DAffine3::from_translation(DVec3::new(0.1, 0.0, -0.12)),
+        )
+        .unwrap();
+        let obstacles = [obstacle];
+        let checker = Checker::new(&body, &obstacles, &DisabledPairs::new(), true, true).unwrap();
+        let mut reuse = CheckWorkspace::new();
+        let mut fresh = CheckWorkspace::new();
+        fresh.set_reuse_apart_pairs(false);
+        let mut rng = Rng(seed);
+        let mut q = tree.neutral_configuration();
+        let palm = tree.link_index("palm").unwrap();
+        let block = tree.link_index("block").unwrap();
+        q[tree.q_range(palm)].copy_from_slice(&floating(&mut rng, DVec3::ZERO));
+        q[tree.q_range(block)].copy_from_slice(&floating(&mut rng, DVec3::new(0.3, 0.0, 0.0)));
+        let mut seen: Vec<Vec<f64>> = Vec::new();
+        let (mut with, mut without) = (Vec::new(), Vec::new());
+        let mut link_overlaps = 0;
+        for _ in 0..80 {
+            step(&mut rng, tree, &mut q, &seen);
+            seen.push(q.clone());
+            checker.overlapping_pairs(&q, &mut with, &mut reuse).unwrap();
+            checker.overlapping_pairs(&q, &mut without, &mut fresh).unwrap();
+            prop_assert_eq!(&with, &without, "q = {:?}", q);
+            link_overlaps += with
+                .iter()
+                .filter(|(_, o)| matches!(o, armature_conservative_advance::Other::Link(_)))
+                .count();
+            let a = checker.first_overlap(&q, |_, _| true, &mut reuse).unwrap();
+            let b = checker.first_overlap(&q, |_, _| true, &mut fresh).unwrap();
+            prop_assert_eq!(a, b, "q = {:?}", q);
+        }
+        prop_assert!(link_overlaps > 0, "no pair of links ever overlapped");
+        prop_assert!(reuse.reused_apart_pairs() > 0, "no record was ever used");
+        prop_assert_eq!(fresh.reused_apart_pairs(), 0);
+    }
+}
+
+/// One workspace used by two checkers in turn: each checker's records are
+/// its own (the second starts afresh), so answers stay those of fresh
+/// checks.
+#[test]
+fn a_workspace_passed_between_checkers_keeps_their_records_apart() {
+    let body = hand_and_block();
+    let tree = body.tree();
+    let disabled = DisabledPairs::new();
+    let no_obstacles: [Obstacle; 0] = [];
+    let with_self = Checker::new(&body, &no_obstacles, &disabled, true, true).unwrap();
+    let with_adjacent = Checker::new(&body, &no_obstacles, &disabled, true, false).unwrap();
+    let mut shared = CheckWorkspace::new();
+    let mut fresh = CheckWorkspace::new();
+    fresh.set_reuse_apart_pairs(false);
+    let mut rng = Rng(7);
+    let mut q = tree.neutral_configuration();
+    let palm = tree.link_index("palm").unwrap();
+    q[tree.q_range(palm)].copy_from_slice(&floating(&mut rng, DVec3::ZERO));
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    let mut seen = Vec::new();
+    for k in 0..200 {
+        step(&mut rng, tree, &mut q, &seen);
+        seen.push(q.clone());
+        let checker = if k % 2 == 0 {
+            &with_self
+        } else {
+            &with_adjacent
+        };
+        checker.overlapping_pairs(&q, &mut a, &mut shared).unwrap();
+        checker.overlapping_pairs(&q, &mut b, &mut fresh).unwrap();
+        assert_eq!(a, b, "step {k}, q = {q:?}");
+    }
+}
