@@ -36,6 +36,7 @@ use armature_bvh_geometry::{
 use armature_conservative_advance::Other;
 use core::sync::atomic::{AtomicU64, Ordering};
 use glam::{DAffine3, DVec3};
+use std::collections::BinaryHeap;
 
 use crate::PdError;
 
@@ -107,6 +108,8 @@ pub struct CheckWorkspace {
     apart_known: Vec<bool>,
     /// Whether the records above are ignored (every pair tested).
     fresh: bool,
+    /// The least contact distances of [`Checker::nearest_contacts`].
+    nearest: BinaryHeap<Ordered>,
     /// Pairs answered from the records so far.
     reused: u64,
     /// The [`Checker`] the records are of (its `id`; 0 before the first
@@ -617,6 +620,29 @@ impl<'a> Checker<'a> {
         out: &mut Vec<ContactPoint>,
         ws: &mut CheckWorkspace,
     ) -> Result<(), PdError> {
+        self.nearest_contacts(q, tolerance, usize::MAX, out, ws)
+    }
+
+    /// The first `limit` of [`Checker::contacts`] (the closest; among equal
+    /// distances, those `contacts` lists first), found without the others:
+    /// once `limit` contacts are known, the descent skips the volumes and
+    /// triangles farther than the farthest of them.
+    ///
+    /// *Same answer.* The `limit`-th distance `T` of all contacts is never
+    /// above the `limit`-th of those found so far, so no contact within
+    /// `T` is skipped, and they are found in `contacts`' order; the list,
+    /// sorted stably by distance and cut to `limit`, is `contacts`' cut.
+    ///
+    /// # Errors
+    /// As [`Checker::contacts`].
+    pub fn nearest_contacts(
+        &self,
+        q: &[f64],
+        tolerance: f64,
+        limit: usize,
+        out: &mut Vec<ContactPoint>,
+        ws: &mut CheckWorkspace,
+    ) -> Result<(), PdError> {
         if !(tolerance >= 0.0 && tolerance.is_finite()) {
             return Err(PdError::InvalidOption {
                 name: "tolerance",
@@ -627,22 +653,90 @@ impl<'a> Checker<'a> {
         out.clear();
         self.pose(q, ws)?;
         let posed = core::mem::take(&mut ws.posed);
+        let mut nearest = Nearest::new(limit, tolerance, std::mem::take(&mut ws.nearest));
         for &(link, other) in &self.pairs {
             let Some([a, b]) = self.members(&posed, link, other) else {
                 continue;
             };
-            if a.aabb.distance(&b.aabb) > tolerance {
+            if a.aabb.distance(&b.aabb) > nearest.reach() {
                 continue;
             }
-            pair_contacts(&a, &b, tolerance, &mut ws.stack, |mut c| {
+            pair_contacts(&a, &b, &mut nearest, &mut ws.stack, |mut c| {
                 c.link = link;
                 c.other = other;
                 out.push(c);
             });
         }
+        ws.nearest = nearest.into_heap();
         ws.posed = posed;
         out.sort_by(|x, y| x.distance.total_cmp(&y.distance));
+        out.truncate(limit);
         Ok(())
+    }
+}
+
+/// A distance ordered by [`f64::total_cmp`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Ordered(f64);
+
+impl Eq for Ordered {}
+impl PartialOrd for Ordered {
+    fn partial_cmp(&self, other: &Self) -> Option<core::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Ordered {
+    fn cmp(&self, other: &Self) -> core::cmp::Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
+
+/// The `limit` least contact distances found so far (a max-heap), and how
+/// far a contact may still be to count: the tolerance, then the largest
+/// of them once there are `limit`.
+struct Nearest {
+    limit: usize,
+    tolerance: f64,
+    heap: BinaryHeap<Ordered>,
+}
+
+impl Nearest {
+    fn new(limit: usize, tolerance: f64, mut heap: BinaryHeap<Ordered>) -> Self {
+        heap.clear();
+        Self {
+            limit,
+            tolerance,
+            heap,
+        }
+    }
+
+    /// Volumes or triangles farther than this hold no contact that counts.
+    fn reach(&self) -> f64 {
+        match self.heap.peek() {
+            Some(&Ordered(d)) if self.heap.len() >= self.limit => d,
+            _ => self.tolerance,
+        }
+    }
+
+    /// Whether a contact at distance `d` (within the tolerance) counts;
+    /// it is then among the least so far.
+    fn admit(&mut self, d: f64) -> bool {
+        if self.heap.len() < self.limit {
+            self.heap.push(Ordered(d));
+            return true;
+        }
+        match self.heap.peek() {
+            Some(&top) if Ordered(d) <= top => {
+                self.heap.pop();
+                self.heap.push(Ordered(d));
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn into_heap(self) -> BinaryHeap<Ordered> {
+        self.heap
     }
 }
 
@@ -651,7 +745,7 @@ impl<'a> Checker<'a> {
 fn pair_contacts(
     a: &Posed<'_>,
     b: &Posed<'_>,
-    tolerance: f64,
+    nearest: &mut Nearest,
     stack: &mut Vec<[u32; 2]>,
     mut emit: impl FnMut(ContactPoint),
 ) {
@@ -669,8 +763,9 @@ fn pair_contacts(
         // Cheap certified bounds first: the contacts come from the
         // triangles, so pruning by any certified lower bound finds the
         // same ones.
-        if ni.bv.distance_bounds(&vb, tolerance).0 > tolerance
-            || ni.bv.near_distance_lower_bound(&vb) > tolerance
+        let reach = nearest.reach();
+        if ni.bv.distance_bounds(&vb, reach).0 > reach
+            || ni.bv.near_distance_lower_bound(&vb) > reach
         {
             continue;
         }
@@ -685,7 +780,7 @@ fn pair_contacts(
                             .triangle(y as usize)
                             .map(|p| rel.transform_point3(p));
                         let cp = closest_points_triangle_triangle(&tri_a, &tri_b);
-                        if cp.distance <= tolerance {
+                        if cp.distance <= nearest.tolerance && nearest.admit(cp.distance) {
                             emit(contact(
                                 a,
                                 x,

@@ -1016,13 +1016,13 @@ impl<'a> PdSolver<'a> {
         let target = |sigma: f64| sigma * keep;
         for _ in 0..self.options.max_iterations {
             let started = Instant::now();
-            self.checker.contacts(
+            self.checker.nearest_contacts(
                 &q_c,
                 self.options.tolerance(),
+                self.options.max_contacts,
                 &mut contacts,
                 &mut self.check_ws,
             )?;
-            contacts.truncate(self.options.max_contacts);
             let step = self.optimise(&frame, &q_c, &contacts, &mut stats)?;
             stats.optimisation_time += started.elapsed();
             let Some(step) = step else { break };

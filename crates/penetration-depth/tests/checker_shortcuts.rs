@@ -1,9 +1,13 @@
-//! A pair of links found apart is answered apart again, with no test,
-//! while the joints between its links keep their values (the checker's
-//! records): the answers must be those of checks that test every pair, on
-//! random walks through the configurations of a branching model and a
-//! second robot, where links of one finger, of two fingers and of the two
-//! robots collide often.
+//! The checker's shortcuts answer as the plain queries.
+//!
+//! - A pair of links found apart is answered apart again, with no test,
+//!   while the joints between its links keep their values (the checker's
+//!   records): the answers must be those of checks that test every pair,
+//!   on random walks through the configurations of a branching model and a
+//!   second robot, where links of one finger, of two fingers and of the
+//!   two robots collide often.
+//! - The nearest contacts, found with the descent cut at the farthest of
+//!   those known, are the first of all the contacts.
 
 use std::f64::consts::PI;
 use std::sync::Arc;
@@ -213,5 +217,52 @@ fn a_workspace_passed_between_checkers_keeps_their_records_apart() {
         checker.overlapping_pairs(&q, &mut a, &mut shared).unwrap();
         checker.overlapping_pairs(&q, &mut b, &mut fresh).unwrap();
         assert_eq!(a, b, "step {k}, q = {q:?}");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// `nearest_contacts` with a limit is `contacts` cut to the limit, bit
+    /// for bit and in the same order, at random configurations where many
+    /// pairs are within the tolerance.
+    #[test]
+    fn nearest_contacts_are_the_first_contacts(seed in any::<u64>(), tolerance in 0.0f64..0.05) {
+        let body = hand_and_block();
+        let tree = body.tree();
+        let obstacle = Obstacle::fixed(
+            "slab",
+            Arc::new(cuboid(DVec3::new(0.6, 0.6, 0.05), DVec3::ZERO)),
+            DAffine3::from_translation(DVec3::new(0.1, 0.0, -0.12)),
+        )
+        .unwrap();
+        let obstacles = [obstacle];
+        let checker = Checker::new(&body, &obstacles, &DisabledPairs::new(), true, true).unwrap();
+        let mut ws = CheckWorkspace::new();
+        let mut rng = Rng(seed);
+        let mut q = tree.neutral_configuration();
+        let palm = tree.link_index("palm").unwrap();
+        let block = tree.link_index("block").unwrap();
+        q[tree.q_range(palm)].copy_from_slice(&floating(&mut rng, DVec3::ZERO));
+        q[tree.q_range(block)].copy_from_slice(&floating(&mut rng, DVec3::new(0.3, 0.0, 0.0)));
+        let (mut all, mut first) = (Vec::new(), Vec::new());
+        let mut cut = 0;
+        for _ in 0..12 {
+            step(&mut rng, tree, &mut q, &[]);
+            checker.contacts(&q, tolerance, &mut all, &mut ws).unwrap();
+            for limit in [1, 2, 7, 40, usize::MAX] {
+                checker.nearest_contacts(&q, tolerance, limit, &mut first, &mut ws).unwrap();
+                let want = &all[..all.len().min(limit)];
+                cut += usize::from(all.len() > limit);
+                prop_assert_eq!(first.len(), want.len(), "q = {:?}, limit {}", q, limit);
+                for (x, y) in first.iter().zip(want) {
+                    prop_assert_eq!((x.link, x.other, x.triangle_a, x.triangle_b), (y.link, y.other, y.triangle_a, y.triangle_b), "q = {:?}, limit {}", q, limit);
+                    prop_assert_eq!(x.distance.to_bits(), y.distance.to_bits());
+                    prop_assert_eq!(x.point_a, y.point_a);
+                    prop_assert_eq!(x.normal, y.normal);
+                }
+            }
+        }
+        prop_assert!(cut > 0, "no limit ever cut the contacts");
     }
 }
