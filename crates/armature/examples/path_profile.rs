@@ -24,7 +24,9 @@
 //! environment, each adaptive check also prints its answer, time, counters
 //! and the colliding pair, one line per segment; with `ONLY=K`, only the
 //! `K`-th motion (counted after the `colliding` / `free` selection) is
-//! timed, so a profiler sees one segment.
+//! timed, so a profiler sees one segment. `SEED=N` draws another set of
+//! motions (default 7): a change tuned on one set should be measured on
+//! another.
 
 use std::process::ExitCode;
 use std::time::Instant;
@@ -115,7 +117,10 @@ fn run() -> Result<(), Error> {
             )
         })
         .collect();
-    let mut rng = Rng(7);
+    let mut rng = Rng(std::env::var("SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(7));
     let mut motions: Vec<(Vec<f64>, Vec<f64>)> = Vec::with_capacity(n);
     while motions.len() < n {
         let q0: Vec<f64> = limits.iter().map(|&(a, b)| rng.uniform(a, b)).collect();
