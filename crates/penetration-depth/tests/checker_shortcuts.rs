@@ -9,22 +9,17 @@
 //! - The nearest contacts, found with the descent cut at the farthest of
 //!   those known, are the first of all the contacts.
 
+mod common;
+
 use std::f64::consts::PI;
 use std::sync::Arc;
 
-use armature_bvh_geometry::{ArticulatedBody, DisabledPairs, Obstacle, Tessellation, TriMesh};
+use armature_bvh_geometry::{ArticulatedBody, DisabledPairs, Obstacle};
 use armature_kinematics::{Joint, JointType, KinematicTree, LinkSpec};
 use armature_penetration_depth::{CheckWorkspace, Checker};
+use common::{Rng, cuboid};
 use glam::{DAffine3, DQuat, DVec3};
 use proptest::prelude::*;
-
-fn cuboid(size: DVec3, centre: DVec3) -> TriMesh {
-    Tessellation::default()
-        .cuboid(size)
-        .unwrap()
-        .transformed(&DAffine3::from_translation(centre))
-        .unwrap()
-}
 
 /// A palm on a floating joint with two three-link fingers side by side,
 /// and a second robot: a floating block with one revolute paddle.
@@ -75,27 +70,6 @@ fn hand_and_block() -> ArticulatedBody {
     ArticulatedBody::new("hand_and_block", tree, meshes).unwrap()
 }
 
-/// A small deterministic generator (splitmix64).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * ((self.next() >> 11) as f64 / (1u64 << 53) as f64)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
 /// A random pose of a floating joint near `centre`: position, then the
 /// quaternion's x, y, z, w.
 fn floating(rng: &mut Rng, centre: DVec3) -> [f64; 7] {
@@ -137,6 +111,27 @@ fn step(rng: &mut Rng, tree: &KinematicTree, q: &mut [f64], seen: &[Vec<f64>]) {
     }
 }
 
+/// A slab under the hand.
+fn slab() -> [Obstacle; 1] {
+    [Obstacle::fixed(
+        "slab",
+        Arc::new(cuboid(DVec3::new(0.6, 0.6, 0.05), DVec3::ZERO)),
+        DAffine3::from_translation(DVec3::new(0.1, 0.0, -0.12)),
+    )
+    .unwrap()]
+}
+
+/// A random start: the palm near the origin, the block beside it, every
+/// revolute joint at 0.
+fn start(rng: &mut Rng, tree: &KinematicTree) -> Vec<f64> {
+    let mut q = tree.neutral_configuration();
+    let palm = tree.link_index("palm").unwrap();
+    let block = tree.link_index("block").unwrap();
+    q[tree.q_range(palm)].copy_from_slice(&floating(rng, DVec3::ZERO));
+    q[tree.q_range(block)].copy_from_slice(&floating(rng, DVec3::new(0.3, 0.0, 0.0)));
+    q
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
@@ -146,23 +141,13 @@ proptest! {
     fn records_answer_as_every_pair_tested(seed in any::<u64>()) {
         let body = hand_and_block();
         let tree = body.tree();
-        let obstacle = Obstacle::fixed(
-            "slab",
-            Arc::new(cuboid(DVec3::new(0.6, 0.6, 0.05), DVec3::ZERO)),
-            DAffine3::from_translation(DVec3::new(0.1, 0.0, -0.12)),
-        )
-        .unwrap();
-        let obstacles = [obstacle];
+        let obstacles = slab();
         let checker = Checker::new(&body, &obstacles, &DisabledPairs::new(), true, true).unwrap();
         let mut reuse = CheckWorkspace::new();
         let mut fresh = CheckWorkspace::new();
         fresh.set_reuse_apart_pairs(false);
         let mut rng = Rng(seed);
-        let mut q = tree.neutral_configuration();
-        let palm = tree.link_index("palm").unwrap();
-        let block = tree.link_index("block").unwrap();
-        q[tree.q_range(palm)].copy_from_slice(&floating(&mut rng, DVec3::ZERO));
-        q[tree.q_range(block)].copy_from_slice(&floating(&mut rng, DVec3::new(0.3, 0.0, 0.0)));
+        let mut q = start(&mut rng, tree);
         let mut seen: Vec<Vec<f64>> = Vec::new();
         let (mut with, mut without) = (Vec::new(), Vec::new());
         let mut link_overlaps = 0;
@@ -201,9 +186,7 @@ fn a_workspace_passed_between_checkers_keeps_their_records_apart() {
     let mut fresh = CheckWorkspace::new();
     fresh.set_reuse_apart_pairs(false);
     let mut rng = Rng(7);
-    let mut q = tree.neutral_configuration();
-    let palm = tree.link_index("palm").unwrap();
-    q[tree.q_range(palm)].copy_from_slice(&floating(&mut rng, DVec3::ZERO));
+    let mut q = start(&mut rng, tree);
     let (mut a, mut b) = (Vec::new(), Vec::new());
     let mut seen = Vec::new();
     for k in 0..200 {
@@ -230,21 +213,11 @@ proptest! {
     fn nearest_contacts_are_the_first_contacts(seed in any::<u64>(), tolerance in 0.0f64..0.05) {
         let body = hand_and_block();
         let tree = body.tree();
-        let obstacle = Obstacle::fixed(
-            "slab",
-            Arc::new(cuboid(DVec3::new(0.6, 0.6, 0.05), DVec3::ZERO)),
-            DAffine3::from_translation(DVec3::new(0.1, 0.0, -0.12)),
-        )
-        .unwrap();
-        let obstacles = [obstacle];
+        let obstacles = slab();
         let checker = Checker::new(&body, &obstacles, &DisabledPairs::new(), true, true).unwrap();
         let mut ws = CheckWorkspace::new();
         let mut rng = Rng(seed);
-        let mut q = tree.neutral_configuration();
-        let palm = tree.link_index("palm").unwrap();
-        let block = tree.link_index("block").unwrap();
-        q[tree.q_range(palm)].copy_from_slice(&floating(&mut rng, DVec3::ZERO));
-        q[tree.q_range(block)].copy_from_slice(&floating(&mut rng, DVec3::new(0.3, 0.0, 0.0)));
+        let mut q = start(&mut rng, tree);
         let (mut all, mut first) = (Vec::new(), Vec::new());
         let mut cut = 0;
         for _ in 0..12 {

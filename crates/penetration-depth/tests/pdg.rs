@@ -2,6 +2,8 @@
 //! contract of every answer: collision-free, in contact, never worse than
 //! the translational depth.
 
+mod common;
+
 use std::f64::consts::PI;
 use std::sync::Arc;
 
@@ -11,32 +13,8 @@ use armature_kinematics::{Joint, JointType, KinematicTree, LinkSpec};
 use armature_penetration_depth::{
     CheckWorkspace, Checker, PdError, PdOptions, PdSolver, PdStatus, Projection,
 };
+use common::{Rng, cuboid};
 use glam::{DAffine3, DQuat, DVec3};
-
-/// A small deterministic generator (splitmix64).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * ((self.next() >> 11) as f64 / (1u64 << 53) as f64)
-    }
-}
-
-fn cuboid(size: DVec3, centre: DVec3) -> TriMesh {
-    Tessellation::default()
-        .cuboid(size)
-        .unwrap()
-        .transformed(&DAffine3::from_translation(centre))
-        .unwrap()
-}
 
 /// A large slab whose top face is the plane `z = 0`.
 fn ground() -> Obstacle {
@@ -422,71 +400,32 @@ fn answers_hold_the_contract(projection: Projection, samples: usize) {
     assert_eq!(done, samples, "too few colliding samples");
 }
 
-/// The ranking that drops candidates a step at a time answers exactly as
-/// the exhaustive one (the same configuration, bit for bit), on random
-/// in-collision configurations of the arm, self-colliding ones included,
-/// with fewer discrete checks overall.
-#[test]
-fn pruned_ranking_answers_as_the_exhaustive_one() {
-    let body = arm();
-    let obstacles = boxes();
-    let options = PdOptions::default().with_distance_threshold(1e-4);
-    let exhaustive = PdOptions {
-        exhaustive_ranking: true,
-        ..options
-    };
-    let disabled = DisabledPairs::new();
-    let mut pruned = PdSolver::new(&body, &obstacles, &disabled, &options).unwrap();
-    let mut full = PdSolver::new(&body, &obstacles, &disabled, &exhaustive).unwrap();
-    let checker = Checker::new(&body, &obstacles, &disabled, true, true).unwrap();
-    let mut ws = CheckWorkspace::new();
-    let mut rng = Rng(29);
-    let (mut done, mut tries) = (0, 0);
-    let (mut checks_pruned, mut checks_full) = (0, 0);
-    while done < 24 && tries < 800 {
-        tries += 1;
-        let q = arm_config(&mut rng, PI);
-        if !checker.collides(&q, &mut ws).unwrap() {
-            continue;
-        }
-        done += 1;
-        let a = pruned.penetration_depth(&q).unwrap();
-        let b = full.penetration_depth(&q).unwrap();
-        pruned.clear_coherence();
-        full.clear_coherence();
-        assert_eq!(a.status, b.status, "q = {q:?}");
-        assert_eq!(a.value.to_bits(), b.value.to_bits(), "q = {q:?}");
-        assert_eq!(a.configuration, b.configuration, "q = {q:?}");
-        assert_eq!(a.selection, b.selection, "q = {q:?}");
-        checks_pruned += a.stats.discrete_checks;
-        checks_full += b.stats.discrete_checks;
-    }
-    assert_eq!(done, 24, "too few colliding samples");
-    println!("discrete checks: pruned {checks_pruned}, exhaustive {checks_full}");
-    assert!(checks_pruned < checks_full);
+/// What [`same_answers`] saw: discrete checks of each solver, and how many
+/// inputs collided with themselves.
+struct Compared {
+    checks: (usize, usize),
+    self_colliding: usize,
 }
 
-/// Reusing the records of pairs of links found apart
-/// ([`PdOptions::reuse_apart_pairs`], the default) answers as testing
-/// every pair at every check (the same configuration, bit for bit), on
-/// random in-collision configurations of the arm, self-colliding ones
-/// included.
-#[test]
-fn reused_apart_pairs_answer_as_every_pair_tested() {
+/// Solvers with options `x` and `y` answer alike (status, value,
+/// configuration and selection, bit for bit) on 24 random in-collision
+/// configurations of the arm from `seed`, self-colliding ones included;
+/// `coherence`: each solver keeps its last answer, as a user's sequence of
+/// queries would (otherwise cleared before each).
+fn same_answers(x: &PdOptions, y: &PdOptions, seed: u64, coherence: bool) -> Compared {
     let body = arm();
     let obstacles = boxes();
-    let options = PdOptions::default().with_distance_threshold(1e-4);
-    let every_pair = PdOptions {
-        reuse_apart_pairs: false,
-        ..options
-    };
     let disabled = DisabledPairs::new();
-    let mut reusing = PdSolver::new(&body, &obstacles, &disabled, &options).unwrap();
-    let mut testing = PdSolver::new(&body, &obstacles, &disabled, &every_pair).unwrap();
+    let mut a_solver = PdSolver::new(&body, &obstacles, &disabled, x).unwrap();
+    let mut b_solver = PdSolver::new(&body, &obstacles, &disabled, y).unwrap();
     let checker = Checker::new(&body, &obstacles, &disabled, true, true).unwrap();
     let mut ws = CheckWorkspace::new();
-    let mut rng = Rng(31);
-    let (mut done, mut tries, mut self_colliding) = (0, 0, 0);
+    let mut rng = Rng(seed);
+    let (mut done, mut tries) = (0, 0);
+    let mut seen = Compared {
+        checks: (0, 0),
+        self_colliding: 0,
+    };
     while done < 24 && tries < 800 {
         tries += 1;
         let q = arm_config(&mut rng, PI);
@@ -497,17 +436,55 @@ fn reused_apart_pairs_answer_as_every_pair_tested() {
         let only_links = checker
             .first_overlap(&q, |_, o| matches!(o, Other::Link(_)), &mut ws)
             .unwrap();
-        self_colliding += usize::from(only_links.is_some());
-        // Coherence kept, as a user's sequence of queries would.
-        let a = reusing.penetration_depth(&q).unwrap();
-        let b = testing.penetration_depth(&q).unwrap();
+        seen.self_colliding += usize::from(only_links.is_some());
+        if !coherence {
+            a_solver.clear_coherence();
+            b_solver.clear_coherence();
+        }
+        let a = a_solver.penetration_depth(&q).unwrap();
+        let b = b_solver.penetration_depth(&q).unwrap();
         assert_eq!(a.status, b.status, "q = {q:?}");
         assert_eq!(a.value.to_bits(), b.value.to_bits(), "q = {q:?}");
         assert_eq!(a.configuration, b.configuration, "q = {q:?}");
         assert_eq!(a.selection, b.selection, "q = {q:?}");
+        seen.checks.0 += a.stats.discrete_checks;
+        seen.checks.1 += b.stats.discrete_checks;
     }
     assert_eq!(done, 24, "too few colliding samples");
-    assert!(self_colliding > 0, "no self-colliding sample");
+    assert!(seen.self_colliding > 0, "no self-colliding sample");
+    seen
+}
+
+/// The ranking that drops candidates a step at a time answers exactly as
+/// the exhaustive one (the same configuration, bit for bit), on random
+/// in-collision configurations of the arm, self-colliding ones included,
+/// with fewer discrete checks overall.
+#[test]
+fn pruned_ranking_answers_as_the_exhaustive_one() {
+    let options = PdOptions::default().with_distance_threshold(1e-4);
+    let exhaustive = PdOptions {
+        exhaustive_ranking: true,
+        ..options
+    };
+    let seen = same_answers(&options, &exhaustive, 29, false);
+    let (pruned, full) = seen.checks;
+    println!("discrete checks: pruned {pruned}, exhaustive {full}");
+    assert!(pruned < full);
+}
+
+/// Reusing the records of pairs of links found apart
+/// ([`PdOptions::reuse_apart_pairs`], the default) answers as testing
+/// every pair at every check (the same configuration, bit for bit), on
+/// random in-collision configurations of the arm, self-colliding ones
+/// included, with motion coherence kept.
+#[test]
+fn reused_apart_pairs_answer_as_every_pair_tested() {
+    let options = PdOptions::default().with_distance_threshold(1e-4);
+    let every_pair = PdOptions {
+        reuse_apart_pairs: false,
+        ..options
+    };
+    same_answers(&options, &every_pair, 31, true);
 }
 
 #[test]
