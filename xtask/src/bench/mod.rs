@@ -227,7 +227,7 @@ pub(crate) fn bench(o: &BenchOptions) -> Result<()> {
         section_failures.extend(r.failures);
     }
     if o.suites.contains(&Suite::Pd) {
-        let r = pd::run(&root(), o.quick, o.full, o.seed, &pool)?;
+        let r = pd::run(&root(), o.quick, o.full, o.seed, &o.pd_cases, &pool)?;
         sections.push(r.markdown);
         section_json.insert("pd".to_owned(), r.json);
         section_failures.extend(r.failures);

@@ -58,6 +58,8 @@ Options:
   --scene NAME       pipes, amr, skinny_tori, welder_cage, arms_car or all
                      (default all; the motion suite runs on pipes and amr)
   --segments N       Random segments per scene (default 300)
+  --pd-case LIST     Penetration-depth cases, comma-separated: puma1,
+                     puma2, hand, rigid or all (default all)
   --rho R            Resolution of the fixed-resolution baseline (radians,
                      joint-space Euclidean; default 0.01)
   --angles LIST      θmax in degrees, comma-separated (default: pipes
@@ -111,6 +113,8 @@ pub(crate) struct BenchOptions {
     pub(crate) segments: usize,
     /// Resolution ρ of the fixed-resolution baseline (`--rho`, radians).
     pub(crate) rho: f64,
+    /// Penetration-depth cases to run (`--pd-case`).
+    pub(crate) pd_cases: Vec<String>,
 }
 
 /// A part of the suite (`--suite`).
@@ -176,6 +180,9 @@ impl Suite {
     }
 }
 
+/// The cases of the penetration-depth suite.
+pub(crate) const PD_CASES: [&str; 4] = ["puma1", "puma2", "hand", "rigid"];
+
 /// The Puma scenes of the motion suite.
 pub(crate) const MOTION_SCENES: [&str; 2] = ["pipes", "amr"];
 /// Every scene of the segment suite.
@@ -220,6 +227,7 @@ impl Default for BenchOptions {
             segment_scenes: SEGMENT_SCENES.map(str::to_owned).to_vec(),
             segments: 300,
             rho: 0.01,
+            pd_cases: PD_CASES.map(str::to_owned).to_vec(),
         }
     }
 }
@@ -289,6 +297,26 @@ impl BenchOptions {
                                         "`--suite {v}`: `{s}` is not one of motions, segments, bad-cases, planning, primitives, pd, monitor, all"
                                     )
                                 })
+                            })
+                            .collect::<Result<Vec<_>, _>>()?
+                    };
+                }
+                "--pd-case" => {
+                    let v = value("--pd-case")?;
+                    o.pd_cases = if v == "all" {
+                        PD_CASES.map(str::to_owned).to_vec()
+                    } else {
+                        v.split(',')
+                            .map(|c| {
+                                let c = c.trim();
+                                if PD_CASES.contains(&c) {
+                                    Ok(c.to_owned())
+                                } else {
+                                    Err(format!(
+                                        "`--pd-case {v}`: `{c}` is not one of {}, all",
+                                        PD_CASES.join(", ")
+                                    ))
+                                }
                             })
                             .collect::<Result<Vec<_>, _>>()?
                     };
@@ -450,6 +478,11 @@ mod tests {
         let p = BenchOptions::parse(&args(&["--suite", "primitives,pd"])).unwrap();
         assert_eq!(p.suites, [Suite::Primitives, Suite::Pd]);
         assert_eq!(Suite::Pd.name(), "pd");
+        assert_eq!(p.pd_cases, PD_CASES);
+        let c = BenchOptions::parse(&args(&["--pd-case", "hand, puma2"])).unwrap();
+        assert_eq!(c.pd_cases, ["hand", "puma2"]);
+        let all = BenchOptions::parse(&args(&["--pd-case", "all"])).unwrap();
+        assert_eq!(all.pd_cases, PD_CASES);
         let m = BenchOptions::parse(&args(&["--suite", "monitor"])).unwrap();
         assert_eq!(
             (m.suites.as_slice(), Suite::Monitor.name()),
@@ -469,6 +502,7 @@ mod tests {
     fn bad_options_are_named() {
         for (bad, needle) in [
             (&["--scene", "moon"][..], "moon"),
+            (&["--pd-case", "hand,foot"], "`foot`"),
             (&["--angles", "5,x"], "`x`"),
             (&["--angles", "0"], "`0`"),
             (&["--queries", "0"], "--queries 0"),

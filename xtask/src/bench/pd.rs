@@ -653,7 +653,22 @@ fn defects(setup: &Setup, pipeline: &Pipeline, tol: f64, r: &PdReport) -> Result
     Ok(out)
 }
 
+/// One query, timed: each case's queries (not inlined: a profiler's
+/// collection target, `--toggle-collect='*time_query*'`, which leaves out
+/// the coherence frames of [`time_frame`]).
+#[inline(never)]
 fn time_query(solver: &mut PdSolver<'_>, q: &[f64], cold: bool) -> Result<(PdReport, f64)> {
+    timed(solver, q, cold)
+}
+
+/// One frame of the motion-coherence sequence, timed.
+#[inline(never)]
+fn time_frame(solver: &mut PdSolver<'_>, q: &[f64], cold: bool) -> Result<(PdReport, f64)> {
+    timed(solver, q, cold)
+}
+
+#[inline(always)]
+fn timed(solver: &mut PdSolver<'_>, q: &[f64], cold: bool) -> Result<(PdReport, f64)> {
     if cold {
         solver.clear_coherence();
     }
@@ -812,7 +827,7 @@ fn coherence_run(
     out.frames = frames.len();
     solver.clear_coherence();
     for (k, q) in frames.iter().enumerate() {
-        let (r, ms) = time_query(solver, q, false)?;
+        let (r, ms) = time_frame(solver, q, false)?;
         for d in defects(setup, pipeline, tol, &r)? {
             failures.push(format!("pd {name} coherence frame {k}: {d}; q {q:?}"));
         }
@@ -823,7 +838,7 @@ fn coherence_run(
         }
     }
     for q in frames.iter().skip(1) {
-        let (r, ms) = time_query(solver, q, true)?;
+        let (r, ms) = time_frame(solver, q, true)?;
         out.cold_ms.push(ms);
         out.cold_sigma.push(r.value);
     }
@@ -1123,9 +1138,11 @@ pub(crate) fn run(
     quick: bool,
     full: bool,
     seed: u64,
+    cases: &[String],
     pool: &rayon::ThreadPool,
 ) -> Result<PdSection> {
     let sizes = Sizes::new(quick, full);
+    let wanted = |case: Case| cases.iter().any(|c| c == case.name());
     let pipeline = Pipeline::builder().build()?;
     let load = |file: &str| -> Result<Scene> {
         let p = root.join("data/scenes").join(file);
@@ -1133,18 +1150,24 @@ pub(crate) fn run(
     };
     let puma = load("pd_puma_car.ron")?;
     let hand = load("pd_hand_bottle.ron")?;
-    let started = Instant::now();
-    let rigid = rigid_scene(sizes.small_meshes).context("building the rigid case's scene")?;
-    eprintln!(
-        "pd rigid: scene built in {:.1} s",
-        started.elapsed().as_secs_f64()
-    );
+    let rigid = if wanted(Case::Rigid) {
+        let started = Instant::now();
+        let scene = rigid_scene(sizes.small_meshes).context("building the rigid case's scene")?;
+        eprintln!(
+            "pd rigid: scene built in {:.1} s",
+            started.elapsed().as_secs_f64()
+        );
+        Some(scene)
+    } else {
+        None
+    };
     let mut results = Vec::new();
-    for case in Case::ALL {
-        let scene = match case {
-            Case::Puma1 | Case::Puma2 => puma.clone(),
-            Case::Hand => hand.clone(),
-            Case::Rigid => rigid.clone(),
+    for case in Case::ALL.into_iter().filter(|&c| wanted(c)) {
+        let scene = match (case, &rigid) {
+            (Case::Puma1 | Case::Puma2, _) => puma.clone(),
+            (Case::Hand, _) => hand.clone(),
+            (Case::Rigid, Some(rigid)) => rigid.clone(),
+            (Case::Rigid, None) => continue,
         };
         let setup = Setup::new(case, scene)?;
         let r = run_case(&setup, &pipeline, sizes, seed, pool)?;
