@@ -112,6 +112,11 @@ pub struct CheckWorkspace {
     nearest: BinaryHeap<Ordered>,
     /// Pairs answered from the records so far.
     reused: u64,
+    /// Tests only: while records are used, every pair of links is answered
+    /// apart with no test (a wrong record), to exercise the solver's
+    /// confirming check.
+    #[cfg(test)]
+    pub(crate) misreport_link_pairs: bool,
     /// The [`Checker`] the records are of (its `id`; 0 before the first
     /// check): another checker's pairs start afresh.
     owner: u64,
@@ -320,6 +325,10 @@ impl<'a> Checker<'a> {
         let (lo, hi) = (lo as usize, hi as usize);
         if lo == hi || ws.fresh {
             return Self::pair_overlaps(a, b, slot, ws);
+        }
+        #[cfg(test)]
+        if ws.misreport_link_pairs {
+            return Ok(false);
         }
         let coords = &self.chain_coords[lo..hi];
         let same = |known: &[f64]| {

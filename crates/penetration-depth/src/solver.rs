@@ -2238,3 +2238,109 @@ fn forward_time(q0: &[f64], q1: &[f64], q: &[f64]) -> f64 {
     }
     best.1.clamp(0.0, 1.0)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use armature_bvh_geometry::{Tessellation, TriMesh};
+    use armature_kinematics::{Joint, LinkSpec};
+    use glam::DAffine3;
+
+    use super::*;
+
+    fn cuboid(size: DVec3, centre: DVec3) -> Arc<TriMesh> {
+        Arc::new(
+            Tessellation::default()
+                .cuboid(size)
+                .unwrap()
+                .transformed(&DAffine3::from_translation(centre))
+                .unwrap(),
+        )
+    }
+
+    /// A floating block with three links that fold back onto it.
+    fn arm() -> ArticulatedBody {
+        let link = |len: f64| {
+            Some(cuboid(
+                DVec3::new(len, 0.06, 0.06),
+                DVec3::new(len / 2.0, 0.0, 0.0),
+            ))
+        };
+        let tree = KinematicTree::new(vec![
+            LinkSpec::new("base", None).with_joint(Joint::new("free", JointType::Floating)),
+            LinkSpec::new("l1", Some("base"))
+                .with_origin(DAffine3::from_translation(DVec3::new(0.1, 0.0, 0.0)))
+                .with_joint(Joint::revolute("j1", DVec3::Z, -2.5, 2.5)),
+            LinkSpec::new("l2", Some("l1"))
+                .with_origin(DAffine3::from_translation(DVec3::new(0.4, 0.0, 0.0)))
+                .with_joint(Joint::revolute("j2", DVec3::Z, -3.0, 3.0)),
+            LinkSpec::new("l3", Some("l2"))
+                .with_origin(DAffine3::from_translation(DVec3::new(0.3, 0.0, 0.0)))
+                .with_joint(Joint::revolute("j3", DVec3::Z, -3.0, 3.0)),
+        ])
+        .unwrap();
+        let base = Some(cuboid(DVec3::splat(0.2), DVec3::ZERO));
+        ArticulatedBody::new("arm", tree, vec![base, link(0.4), link(0.3), link(0.25)]).unwrap()
+    }
+
+    /// A wrong record (a colliding pair of links answered apart) is caught
+    /// by the confirming check: the query runs again without records and
+    /// answers as a solver that never uses them, bit for bit; and on some
+    /// of these inputs the first pass did answer a colliding configuration.
+    #[test]
+    fn the_confirming_check_catches_a_wrong_record() {
+        let body = arm();
+        let obstacles: [Obstacle; 0] = [];
+        let disabled = DisabledPairs::new();
+        let options = PdOptions::default().with_distance_threshold(1e-4);
+        let plain = PdOptions {
+            reuse_apart_pairs: false,
+            ..options
+        };
+        let mut lying = PdSolver::new(&body, &obstacles, &disabled, &options).unwrap();
+        let mut reference = PdSolver::new(&body, &obstacles, &disabled, &plain).unwrap();
+        let checker = Checker::new(&body, &obstacles, &disabled, true, true).unwrap();
+        let mut ws = CheckWorkspace::new();
+        let (mut caught, mut done) = (0, 0);
+        for k in 0..200 {
+            let t = f64::from(k);
+            let q = [
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                1.0,
+                (t * 0.37).sin() * 2.4,
+                2.2 + 0.8 * (t * 0.73).sin(),
+                2.2 + 0.8 * (t * 1.31).cos(),
+            ];
+            if !checker.collides(&q, &mut ws).unwrap() {
+                continue;
+            }
+            done += 1;
+            lying.check_ws.misreport_link_pairs = true;
+            lying.check_ws.set_reuse_apart_pairs(true);
+            let first = lying.solve(&q, None).unwrap();
+            lying.clear_coherence();
+            if checker.collides(&first.configuration, &mut ws).unwrap() {
+                caught += 1;
+            }
+            let a = lying.penetration_depth(&q).unwrap();
+            let b = reference.penetration_depth(&q).unwrap();
+            lying.clear_coherence();
+            reference.clear_coherence();
+            assert_eq!(a.status, b.status, "q = {q:?}");
+            assert_eq!(a.value.to_bits(), b.value.to_bits(), "q = {q:?}");
+            assert_eq!(a.configuration, b.configuration, "q = {q:?}");
+            assert!(!checker.collides(&a.configuration, &mut ws).unwrap());
+            if done == 12 {
+                break;
+            }
+        }
+        assert_eq!(done, 12, "too few self-colliding inputs");
+        assert!(caught > 0, "the wrong records never misled the first pass");
+    }
+}
