@@ -728,8 +728,12 @@ impl Nearest {
     }
 
     /// Whether a contact at distance `d` (within the tolerance) counts;
-    /// it is then among the least so far.
+    /// it is then among the least so far. Without a limit every one
+    /// counts, and nothing is kept.
     fn admit(&mut self, d: f64) -> bool {
+        if self.limit == usize::MAX {
+            return true;
+        }
         if self.heap.len() < self.limit {
             self.heap.push(Ordered(d));
             return true;
