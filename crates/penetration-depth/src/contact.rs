@@ -285,6 +285,18 @@ impl<'a> Checker<'a> {
         Ok(())
     }
 
+    /// The world boxes of a pair's members at the posed configuration (a
+    /// link without geometry has an empty box, which meets none): the
+    /// cheapest test, made before a pair's members are posed or its
+    /// records of configurations apart are looked up.
+    fn pair_boxes<'b>(&'b self, posed: &'b LinkFrames, link: usize, other: Other) -> [&'b Aabb; 2] {
+        let b = match other {
+            Other::Obstacle(o) => &self.obstacle_boxes[o],
+            Other::Link(j) => &posed.boxes[j],
+        };
+        [&posed.boxes[link], b]
+    }
+
     /// The two posed members of a pair (`None` when a link has no
     /// geometry).
     fn members(&self, posed: &LinkFrames, link: usize, other: Other) -> Option<[Posed<'_>; 2]> {
@@ -452,7 +464,8 @@ impl<'a> Checker<'a> {
         let rest = (0..self.pairs.len()).filter(|&k| Some(k) != first);
         for slot in first.into_iter().chain(rest) {
             let (link, other) = self.pairs[slot];
-            if !wanted(link, other) {
+            let [ba, bb] = self.pair_boxes(&posed, link, other);
+            if !wanted(link, other) || !ba.overlaps(bb) {
                 continue;
             }
             let Some([a, b]) = self.members(&posed, link, other) else {
@@ -523,6 +536,10 @@ impl<'a> Checker<'a> {
         let posed = core::mem::take(&mut ws.posed);
         let mut result = Ok(());
         for (slot, &(link, other)) in self.pairs.iter().enumerate() {
+            let [ba, bb] = self.pair_boxes(&posed, link, other);
+            if !ba.overlaps(bb) {
+                continue;
+            }
             let Some([a, b]) = self.members(&posed, link, other) else {
                 continue;
             };
@@ -569,12 +586,13 @@ impl<'a> Checker<'a> {
         let mut best = (f64::INFINITY, None);
         let mut result = Ok(());
         for &(link, other) in &self.pairs {
+            let [ba, bb] = self.pair_boxes(&posed, link, other);
+            if ba.distance(bb) >= best.0.min(cap) {
+                continue;
+            }
             let Some([a, b]) = self.members(&posed, link, other) else {
                 continue;
             };
-            if a.aabb.distance(&b.aabb) >= best.0.min(cap) {
-                continue;
-            }
             let objects =
                 MeshObject::new(&a.geometry.mesh, &a.geometry.rss_tree, a.pose).and_then(|ma| {
                     MeshObject::new(&b.geometry.mesh, &b.geometry.rss_tree, b.pose)
@@ -664,12 +682,13 @@ impl<'a> Checker<'a> {
         let posed = core::mem::take(&mut ws.posed);
         let mut nearest = Nearest::new(limit, tolerance, std::mem::take(&mut ws.nearest));
         for &(link, other) in &self.pairs {
+            let [ba, bb] = self.pair_boxes(&posed, link, other);
+            if ba.distance(bb) > nearest.reach() {
+                continue;
+            }
             let Some([a, b]) = self.members(&posed, link, other) else {
                 continue;
             };
-            if a.aabb.distance(&b.aabb) > nearest.reach() {
-                continue;
-            }
             pair_contacts(&a, &b, &mut nearest, &mut ws.stack, |mut c| {
                 c.link = link;
                 c.other = other;
