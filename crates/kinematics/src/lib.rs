@@ -58,7 +58,7 @@ pub use ssch::{
     SweptPair, SweptVolumeOptions, VehicleCover, swept_into_frame, swept_pair, swept_ssch,
     swept_ssch_per_link,
 };
-pub use tree::{KinematicTree, Link, LinkSpec};
+pub use tree::{KinematicTree, Link, LinkSpec, LocalTransforms};
 #[cfg(feature = "urdf")]
 pub use urdf::{GeometryRef, GeometryShape, GeometrySource, LinkGeometry, UrdfModel, UrdfOptions};
 

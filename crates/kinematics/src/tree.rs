@@ -110,6 +110,24 @@ impl Link {
     }
 }
 
+/// The joint transforms of the last configuration a
+/// [`KinematicTree::forward_kinematics_cached`] call computed, reused by
+/// the next call for the joints whose values are unchanged.
+#[derive(Clone, Debug, Default)]
+pub struct LocalTransforms {
+    q: Vec<f64>,
+    locals: Vec<DAffine3>,
+}
+
+impl LocalTransforms {
+    /// Forgets every transform (the next call computes them all), as
+    /// before passing the cache to another tree.
+    pub fn clear(&mut self) {
+        self.q.clear();
+        self.locals.clear();
+    }
+}
+
 /// A forest of links (several roots allowed, so several robots share one
 /// tree), stored in *tree order*: the input order, with a link moved after
 /// its parent where the input had it earlier. Configuration vectors hold the
@@ -606,6 +624,63 @@ impl KinematicTree {
             });
         }
         self.forward_kinematics_unchecked(q, out);
+        Ok(())
+    }
+
+    /// [`KinematicTree::forward_kinematics`] reusing the local transforms
+    /// of the joints whose values did not change since the last call with
+    /// the same `cache`: a query sequence that moves a few joints (a model
+    /// translated by its root, one joint perturbed) computes the others'
+    /// joint transforms once. The poses are those
+    /// [`KinematicTree::forward_kinematics`] writes, bit for bit (a joint's
+    /// transform is reused only where its values are the same bits, and the
+    /// products are made in the same order).
+    ///
+    /// A cache belongs to one tree: before passing it to another, call
+    /// [`LocalTransforms::clear`] (a cache of a different number of links
+    /// or values is reset here, but one of another tree of the same sizes
+    /// would give that tree's transforms).
+    ///
+    /// # Errors
+    /// As [`KinematicTree::forward_kinematics`].
+    pub fn forward_kinematics_cached(
+        &self,
+        q: &[f64],
+        cache: &mut LocalTransforms,
+        out: &mut [DAffine3],
+    ) -> Result<(), KinematicsError> {
+        self.validate_config(q)?;
+        if out.len() != self.links.len() {
+            return Err(KinematicsError::BufferLength {
+                what: "poses",
+                expected: self.links.len(),
+                got: out.len(),
+            });
+        }
+        let fresh = cache.q.len() != q.len() || cache.locals.len() != self.links.len();
+        if fresh {
+            cache.q.clear();
+            cache.q.extend_from_slice(q);
+            cache.locals.clear();
+            cache.locals.resize(self.links.len(), DAffine3::IDENTITY);
+        }
+        for i in 0..self.links.len() {
+            let r = self.q_range(i);
+            let same = !fresh
+                && cache.q[r.clone()]
+                    .iter()
+                    .zip(&q[r.clone()])
+                    .all(|(a, b)| a.to_bits() == b.to_bits());
+            if !same {
+                cache.locals[i] = self.local_transform(i, q);
+                cache.q[r.clone()].copy_from_slice(&q[r]);
+            }
+            let local = cache.locals[i];
+            out[i] = match self.links[i].parent {
+                Some(p) => out[p] * local,
+                None => local,
+            };
+        }
         Ok(())
     }
 

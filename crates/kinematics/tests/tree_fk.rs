@@ -5,7 +5,7 @@
 
 use armature_kinematics::{
     InBetweenMotion, Joint, JointSpaceMotion, JointType, KinematicTree, KinematicsError, LinkSpec,
-    Path,
+    LocalTransforms, Path,
 };
 use core::f64::consts::{FRAC_PI_2, PI};
 use glam::{DAffine3, DMat3, DMat4, DQuat, DVec3};
@@ -266,6 +266,78 @@ fn chain_kinematics_are_the_full_ones_bit_for_bit() {
             .unwrap_err(),
         KinematicsError::BufferLength {
             what: "known poses",
+            expected: n,
+            got: n - 1
+        }
+    );
+}
+
+#[test]
+fn cached_kinematics_are_the_full_ones_bit_for_bit() {
+    let tree = two_robots();
+    let mut rng = Rng(977);
+    let n = tree.len();
+    let wrist = tree.q_range(tree.link_index("wrist").unwrap()).start;
+    let mut q: Vec<f64> = (0..tree.nq()).map(|_| rng.range(-0.2, 0.2)).collect();
+    q[wrist..wrist + 4].copy_from_slice(&[0.0, 0.0, 0.0, 1.0]);
+    let mut cache = LocalTransforms::default();
+    let mut out = vec![DAffine3::IDENTITY; n];
+    // A walk changing a few values a step (none, one, or several; one
+    // component of the wrist's quaternion alone too): every step's poses
+    // are the full ones.
+    for step in 0..300 {
+        for _ in 0..rng.below(4) {
+            let k = rng.below(tree.nq());
+            q[k] += rng.range(-0.05, 0.05);
+        }
+        tree.forward_kinematics_cached(&q, &mut cache, &mut out)
+            .unwrap();
+        assert_eq!(out, tree.poses(&q).unwrap(), "step {step}");
+    }
+    // Another tree of other sizes resets the cache by itself; after
+    // `clear`, any tree starts afresh.
+    let puma = puma();
+    let qp: Vec<f64> = (0..puma.nq()).map(|_| rng.range(-1.0, 1.0)).collect();
+    let mut out_p = vec![DAffine3::IDENTITY; puma.len()];
+    puma.forward_kinematics_cached(&qp, &mut cache, &mut out_p)
+        .unwrap();
+    assert_eq!(out_p, puma.poses(&qp).unwrap());
+    cache.clear();
+    tree.forward_kinematics_cached(&q, &mut cache, &mut out)
+        .unwrap();
+    assert_eq!(out, tree.poses(&q).unwrap());
+    // As many values as `tree` but more links: reset too.
+    let chain = KinematicTree::new(
+        (0..tree.nq())
+            .map(|i| {
+                let parent = (i > 0).then(|| format!("l{}", i - 1));
+                LinkSpec::new(format!("l{i}"), parent.as_deref())
+                    .with_origin(DAffine3::from_translation(DVec3::Z * 0.1))
+                    .with_joint(Joint::revolute(format!("j{i}"), DVec3::X, -PI, PI))
+            })
+            .collect(),
+    )
+    .unwrap();
+    assert_eq!((chain.nq(), chain.len() > n), (tree.nq(), true));
+    let mut out_c = vec![DAffine3::IDENTITY; chain.len()];
+    chain
+        .forward_kinematics_cached(&q, &mut cache, &mut out_c)
+        .unwrap();
+    assert_eq!(out_c, chain.poses(&q).unwrap());
+    // The errors of `forward_kinematics`.
+    assert_eq!(
+        tree.forward_kinematics_cached(&q[1..], &mut cache, &mut out)
+            .unwrap_err(),
+        KinematicsError::ConfigLength {
+            expected: tree.nq(),
+            got: tree.nq() - 1
+        }
+    );
+    assert_eq!(
+        tree.forward_kinematics_cached(&q, &mut cache, &mut out[1..])
+            .unwrap_err(),
+        KinematicsError::BufferLength {
+            what: "poses",
             expected: n,
             got: n - 1
         }

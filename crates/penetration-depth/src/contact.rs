@@ -34,6 +34,7 @@ use armature_bvh_geometry::{
     Obstacle, RigidMap, Rss, TopBoxes,
 };
 use armature_conservative_advance::Other;
+use armature_kinematics::LocalTransforms;
 use core::sync::atomic::{AtomicU64, Ordering};
 use glam::{DAffine3, DVec3};
 use std::collections::BinaryHeap;
@@ -94,6 +95,9 @@ struct LinkFrames {
 #[derive(Debug, Default)]
 pub struct CheckWorkspace {
     posed: LinkFrames,
+    /// The joint transforms of the last configuration posed (the joints a
+    /// query leaves unchanged are not computed again).
+    locals: LocalTransforms,
     collide: CollideWorkspace,
     distance: DistanceWorkspace,
     stack: Vec<[u32; 2]>,
@@ -264,7 +268,10 @@ impl<'a> Checker<'a> {
         let tree = self.body.tree();
         let f = &mut ws.posed;
         f.poses.resize(tree.len(), DAffine3::IDENTITY);
-        tree.forward_kinematics(q, &mut f.poses)?;
+        if ws.owner != self.id {
+            ws.locals.clear();
+        }
+        tree.forward_kinematics_cached(q, &mut ws.locals, &mut f.poses)?;
         if ws.owner != self.id {
             ws.owner = self.id;
             ws.witnesses.clear();
