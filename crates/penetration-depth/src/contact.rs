@@ -472,7 +472,7 @@ impl<'a> Checker<'a> {
         for slot in first.into_iter().chain(rest) {
             let (link, other) = self.pairs[slot];
             let [ba, bb] = self.pair_boxes(&posed, link, other);
-            if !wanted(link, other) || !ba.overlaps(bb) {
+            if !ba.overlaps(bb) || !wanted(link, other) {
                 continue;
             }
             let Some([a, b]) = self.members(&posed, link, other) else {
