@@ -615,6 +615,14 @@ impl KinematicTree {
         q: &[f64],
         out: &mut [DAffine3],
     ) -> Result<(), KinematicsError> {
+        self.validate_poses_call(q, out)?;
+        self.forward_kinematics_unchecked(q, out);
+        Ok(())
+    }
+
+    /// The checks of [`KinematicTree::forward_kinematics`]: a valid `q`
+    /// and one pose per link in `out`.
+    fn validate_poses_call(&self, q: &[f64], out: &[DAffine3]) -> Result<(), KinematicsError> {
         self.validate_config(q)?;
         if out.len() != self.links.len() {
             return Err(KinematicsError::BufferLength {
@@ -623,7 +631,6 @@ impl KinematicTree {
                 got: out.len(),
             });
         }
-        self.forward_kinematics_unchecked(q, out);
         Ok(())
     }
 
@@ -649,14 +656,7 @@ impl KinematicTree {
         cache: &mut LocalTransforms,
         out: &mut [DAffine3],
     ) -> Result<(), KinematicsError> {
-        self.validate_config(q)?;
-        if out.len() != self.links.len() {
-            return Err(KinematicsError::BufferLength {
-                what: "poses",
-                expected: self.links.len(),
-                got: out.len(),
-            });
-        }
+        self.validate_poses_call(q, out)?;
         let fresh = cache.q.len() != q.len() || cache.locals.len() != self.links.len();
         if fresh {
             cache.q.clear();
