@@ -2063,25 +2063,16 @@ impl<'a> PdSolver<'a> {
                 }
             }
         }
-        // H⁻¹C′ᵀ (nx × m), A = C′H⁻¹C′ᵀ, b = C′X_c.
-        let mut hc = vec![0.0; nx * m];
-        let mut col = vec![0.0; nx];
-        let mut out = vec![0.0; nx];
-        for row in 0..m {
-            col.copy_from_slice(&cp[row * nx..(row + 1) * nx]);
-            frame.apply_h_inverse(&col, &mut out);
-            for j in 0..nx {
-                hc[j * m + row] = out[j];
-            }
+        // H⁻¹C′ᵀ, stored by contact (row `r` is column `r` of the
+        // nx × m matrix), A = C′H⁻¹C′ᵀ, b = C′X_c.
+        let mut hc = vec![0.0; m * nx];
+        for (cp_row, hc_row) in cp.chunks_exact(nx).zip(hc.chunks_exact_mut(nx)) {
+            frame.apply_h_inverse(cp_row, hc_row);
         }
         let mut a = vec![0.0; m * m];
-        for r1 in 0..m {
-            for r2 in 0..m {
-                let mut s = 0.0;
-                for j in 0..nx {
-                    s += cp[r1 * nx + j] * hc[j * m + r2];
-                }
-                a[r1 * m + r2] = s;
+        for (cp_row, a_row) in cp.chunks_exact(nx).zip(a.chunks_exact_mut(m)) {
+            for (hc_row, a_rc) in hc.chunks_exact(nx).zip(a_row.iter_mut()) {
+                *a_rc = cp_row.iter().zip(hc_row).fold(0.0, |s, (c, h)| s + c * h);
             }
         }
         let mut x_c = vec![0.0; nx];
@@ -2093,7 +2084,7 @@ impl<'a> PdSolver<'a> {
         let report = solve_pgs(&a, &b, &mut lambda, &self.options.pgs);
         stats.pgs_iterations += report.iterations;
         let x_star: Vec<f64> = (0..nx)
-            .map(|j| (0..m).map(|r| hc[j * m + r] * lambda[r]).sum())
+            .map(|j| (0..m).map(|r| hc[r * nx + j] * lambda[r]).sum())
             .collect();
         // The unit-quaternion (and |2 sin(Δ/2)| ≤ 2) adjustment.
         let dx: Vec<f64> = x_star.iter().zip(&x_c).map(|(s, c)| s - c).collect();
