@@ -75,9 +75,15 @@ struct Posed<'a> {
 }
 
 /// How many levels of an obstacle's OBB tree its [`TopBoxes`] keep (at
-/// most 127 boxes): a link's overlap test starts from the few boxes near
-/// its own world box instead of the obstacle's root.
-const TOP_BOX_LEVELS: u32 = 6;
+/// most 1,023 boxes): a link's overlap test starts from the few boxes near
+/// its own world box instead of the obstacle's root. Below the top boxes'
+/// world boxes, a level costs a box test without a transform instead of a
+/// separating-axis test. Measured on the suite's cases against 6 levels
+/// (callgrind): a hand in a 716-triangle bottle 12.5 % fewer instructions,
+/// a Puma in a 3,932-triangle car 1–2 % fewer, a sphere against a
+/// 174,240-triangle torus 3.4 % more (its link meets many more of the
+/// deeper boxes, each a separate descent).
+const TOP_BOX_LEVELS: u32 = 9;
 
 /// Configurations at which a pair of links was found apart, kept per pair
 /// (most recently used first).
