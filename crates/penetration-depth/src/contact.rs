@@ -275,11 +275,8 @@ impl<'a> Checker<'a> {
         let f = &mut ws.posed;
         f.poses.resize(tree.len(), DAffine3::IDENTITY);
         if ws.owner != self.id {
-            ws.locals.clear();
-        }
-        tree.forward_kinematics_cached(q, &mut ws.locals, &mut f.poses)?;
-        if ws.owner != self.id {
             ws.owner = self.id;
+            ws.locals.clear();
             ws.witnesses.clear();
             ws.witnesses.resize(self.pairs.len(), None);
             ws.apart_known.clear();
@@ -287,6 +284,7 @@ impl<'a> Checker<'a> {
             ws.apart_at.clear();
             ws.apart_at.resize(RECORDS * self.chain_coords.len(), 0.0);
         }
+        tree.forward_kinematics_cached(q, &mut ws.locals, &mut f.poses)?;
         f.boxes.clear();
         f.boxes.extend(
             self.body
