@@ -12,7 +12,9 @@
 //!    capsule, [`BodyVolumes`]) swept joint by joint over those intervals
 //!    into the least common ancestor frame of every pair it is tested in,
 //!    with the fast or the accurate operation chosen per joint
-//!    ([`Operations`]);
+//!    ([`Operations`]); a ball swept the same way first bounds every pair
+//!    cheaply, and a volume is formed only for the pairs those balls do
+//!    not decide;
 //! 3. each pair's distance lower bound: link–link, link–obstacle, and
 //!    link–moving volume (other robots, people, carts, given every cycle as
 //!    SSCHs enclosing where they can be until the model has stopped);
@@ -273,9 +275,10 @@ pub struct SafetyReport {
     pub pairs_evaluated: usize,
     /// Generating points of all swept volumes formed this cycle.
     pub swept_points: usize,
-    /// Time forming the swept volumes.
+    /// Time on the joint operations, the reach balls and the volumes formed
+    /// before any pair is taken.
     pub sweep_time: Duration,
-    /// Time on bounds and distances.
+    /// Time on bounds and distances, the volumes formed on demand included.
     pub distance_time: Duration,
     /// The whole cycle, braking intervals included.
     pub total_time: Duration,

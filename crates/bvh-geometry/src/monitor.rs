@@ -21,24 +21,35 @@
 //!    lower bound, warm-started from the pair's [`GjkCache`];
 //! 4. **stop** if any lower bound is `≤` the safety distance.
 //!
-//! **Cheap bounds first.** Every pair first gets the larger of its carried
-//! bound (below) and the gap between balls enclosing its two volumes
-//! (`|c_a − c_b| − R_a − R_b`, rounded down), both certified lower bounds
-//! of the same distance. Pairs are then evaluated by GJK smallest bound
-//! first, and the cycle stops evaluating as soon as the next pair's bound
-//! is no smaller than the smallest distance found: that pair and all after
-//! it can change neither the answer nor the reported minimum. A pair's
-//! bound after evaluation is the largest of the three. So the answer and
-//! the minimum are those of evaluating every pair, at the cost of the few
-//! pairs that are close. Before GJK, a pair evaluated in an earlier cycle
-//! first gets the gap of the two volumes' supports along its last closest
-//! direction (`min_{y ∈ B} u·y − max_{x ∈ A} u·x`, lowered for rounding
-//! and by the carry margin below): along a smooth motion it is nearly the
-//! distance, and when it already reaches the smallest distance found the
-//! pair is passed over (its bound raised) at the cost of one support per
-//! volume. The pair closest at the last cycle is evaluated first (with a
-//! budget, the pair with the smallest bound); the pairs its distance
-//! leaves in play are then sorted.
+//! **Reach balls first, volumes on demand.** Every cycle each link gets a
+//! *reach ball* in each frame it is tested in: the ball around its body
+//! swept joint by joint through the same operations, enclosed in a ball
+//! after every joint ([`PreparedSweeps::sweep_ball`]; a few multiply-adds
+//! per joint). It encloses everything the body sweeps, though not
+//! necessarily its volume (whose point reductions grow it). Every pair
+//! first gets the gap of its two reach balls (against an obstacle, the
+//! larger of the gaps to its ball and to its points' bounding box grown by
+//! its radius), rounded down: a certified lower bound on the distance of
+//! what the two bodies sweep, fresh every cycle. Pairs are then taken
+//! smallest bound first, and the cycle stops as soon as the next pair's
+//! bound is no smaller than the smallest distance found: that pair and all
+//! after it can change neither the answer nor the reported minimum. Only a
+//! pair taken forms its two volumes (once per cycle each; a link swept into
+//! several frames forms the nearer ones first), then gets the larger of its
+//! carried volume bound (below) and the gap between balls enclosing its
+//! two volumes; if that reaches the smallest distance found it is passed
+//! over. So the answer and the minimum are those of evaluating every pair,
+//! at the cost of the few pairs that are close, and of the volumes those
+//! pairs need. Before GJK, a pair evaluated in an earlier cycle first gets
+//! the gap of the two volumes' supports along its last closest direction
+//! (`min_{y ∈ B} u·y − max_{x ∈ A} u·x`, lowered for rounding and by the
+//! carry margin below): along a smooth motion it is nearly the distance,
+//! and when it already reaches the smallest distance found the pair is
+//! passed over (its bound raised) at the cost of one support per volume.
+//! The pair closest at the last cycle is evaluated first (with a budget,
+//! the pair with the smallest bound); the pairs its distance leaves in
+//! play are then sorted. With a budget, or when every pair is evaluated
+//! ([`MonitorOptions::exhaustive`]), every volume is formed first.
 //!
 //! **Chained sweeps.** A link tested in several frames (the least common
 //! ancestors of its pairs, and the world) is swept into the nearest frame
@@ -61,29 +72,37 @@
 //! **Bounded time** (M3 §III-B, the distance update scheme of its ref. \[2\]).
 //! With a [`MonitorBudget`], at most that many pair distances (or that much
 //! time) are spent per cycle; the pairs are evaluated in priority order,
-//! smallest carried bound first (pairs never evaluated, whose bound is
-//! `−∞`, before all), and every other pair keeps a bound carried over from
-//! its last evaluation. The carried bound stays **conservative**: for each
-//! swept volume `S` (a link in a frame) the monitor keeps last cycle's
-//! SSCH `(P, r)` and bounds how far the new one `(P′, r′)` reaches outside
-//! it, the one-sided Hausdorff distance
+//! smallest bound first, and every other pair keeps a bound carried over
+//! from its last evaluation. The carried bound stays **conservative**: for
+//! each swept volume `S` (a link in a frame) the monitor bounds how far
+//! each new volume `(P′, r′)` reaches outside the one before, `(P, r)`,
+//! the one-sided Hausdorff distance
 //!
 //! `δ = sup_{x ∈ S′} dist(x, S) ≤ max(0, max_{p′ ∈ P′} min_{p ∈ P} |p′ − p| + r′ − r)`
 //!
 //! (the distance to a convex set is convex, so its maximum over `conv P′`
 //! is at a generating point; a ball of radius `r′` adds at most `r′`; the
-//! old radius `r` is subtracted because `S` includes it). Then
-//! `d(S′_a, S′_b) ≥ d(S_a, S_b) − δ_a − δ_b`, so a carried bound decreased
-//! by both volumes' `δ` in every cycle since its evaluation remains a lower
-//! bound. Obstacles are static (`δ = 0`). The sum of the `δ`s is rounded
-//! up and the difference down. A carried bound is additionally
-//! lowered by a relative margin of `1e-9` (at least `1e-12`), so it never
-//! exceeds what a fresh evaluation at the same state would certify by the
-//! GJK tolerance. Beyond GJK's range (two volumes whose magnitudes add up
-//! to more than [`MAX_MAGNITUDE`]), where a fresh evaluation certifies only
-//! the balls' gap, nothing is carried and no direction gap is taken.
-//! Consequently the bounded monitor never says "go" where
-//! the full one (no budget) says "stop" at the same state.
+//! old radius `r` is subtracted because `S` includes it), and keeps the
+//! sum of these growths, rounded up, since the volume's *epoch* began (a
+//! new epoch begins where the growth is unknown: the first volume, or
+//! volumes too large to compare). One-sided Hausdorff distances add up
+//! along a chain of volumes, so `d(S′_a, S′_b) ≥ d(S_a, S_b) − Δ_a − Δ_b`,
+//! with `Δ` the difference of a volume's totals between the volumes a
+//! pair's bound was taken for and the current ones (rounded up): a pair's
+//! volume bound keeps both totals (and epochs) and is carried by their
+//! differences whenever both of its volumes are formed again, however many
+//! cycles later. Obstacles are static (`δ = 0`). The difference is rounded
+//! down. A carried bound is additionally lowered by a relative margin of
+//! `1e-9` (at least `1e-12`), so it never exceeds what a fresh evaluation
+//! at the same state would certify by the GJK tolerance. Beyond GJK's
+//! range (two volumes whose magnitudes add up to more than
+//! [`MAX_MAGNITUDE`]), where a fresh evaluation certifies only the balls'
+//! gap, nothing is carried and no direction gap is taken. Reach balls are
+//! never carried (they bound the bodies' swept sets, not the volumes the
+//! growths measure): each cycle computes them afresh, as a fresh monitor
+//! does. Consequently neither a bounded monitor nor one whose volumes were
+//! formed on demand ever says "go" where a fresh full one (no budget)
+//! says "stop" at the same state.
 //!
 //! **Obstacles** are static. The monitor has no swept volume for an
 //! obstacle's motion and its carried bounds assume every obstacle keeps
@@ -93,26 +112,25 @@
 //! refuses a moving obstacle with [`GeometryError::MovingObstacle`] naming
 //! it.
 //!
-//! **Failed cycles.** A cycle that fails while forming the swept volumes
-//! (a bad or unbounded joint interval) leaves the monitor as it was: every
-//! volume is formed before any replaces last cycle's, so the next cycle
-//! measures each volume's growth from the one its carried bounds belong
-//! to. A cycle that fails on a pair distance has already replaced the
-//! volumes and carried every bound over to them; the pairs evaluated
-//! before the failure hold fresh bounds and the others carried ones, all
-//! valid for the new volumes, so the next cycle again starts from a
-//! consistent state. (A pair whose distance GJK cannot compute fails the
-//! cycle only when its bound does not already clear the safety distance.) Either way an error certifies nothing: treat it as
-//! "stop".
+//! **Failed cycles.** A cycle that fails while forming a volume (a bad or
+//! unbounded joint interval) or on a pair distance leaves the monitor
+//! consistent for the next cycle: each volume formed before the failure
+//! replaced its last one with its growth added to its total, and every
+//! pair's volume bound keeps the totals it was taken at, so the next cycle
+//! carries it by exactly the growth since. (A pair whose distance GJK
+//! cannot compute fails the cycle only when its bound does not already
+//! clear the safety distance.) Either way an error certifies nothing:
+//! treat it as "stop".
 //!
 //! **Guarantee.** A report with `stop == false` proves that no two monitored
 //! bodies come within the safety distance while every joint stays in its
 //! braking interval, up to the rounding slack of the kinematics swept
 //! volumes (documented there) and the certified GJK bound.
 //!
-//! **Cost.** The swept volumes are recomputed every cycle, once per
-//! (link, frame) needed; the budget limits the pair distances, which are
-//! quadratic in the number of links. Buffers and GJK caches are reused.
+//! **Cost.** The reach balls are recomputed every cycle, once per (link,
+//! frame) needed; a volume only when a pair needs it (every volume with a
+//! budget); the budget limits the pair distances, which are quadratic in
+//! the number of links. Buffers and GJK caches are reused.
 
 use std::time::{Duration, Instant};
 
@@ -276,23 +294,30 @@ pub struct MonitorReport {
     pub stop: bool,
     /// The pair with the smallest lower bound (`None` without pairs).
     pub closest: Option<MonitorPair>,
-    /// Its lower bound (`+∞` without pairs, `−∞` when some pair was never
-    /// evaluated).
+    /// Its lower bound (`+∞` without pairs, `−∞` when some pair has no
+    /// bound).
     pub distance_lower_bound: f64,
     /// Pairs whose distance was computed this cycle.
     pub pairs_evaluated: usize,
-    /// Pairs whose bound was carried over from an earlier cycle.
+    /// Pairs whose distance was not computed this cycle: decided by their
+    /// reach balls, their volumes' balls or direction gap, or a bound
+    /// carried over from an earlier cycle.
     pub pairs_carried_over: usize,
-    /// Pairs never evaluated yet (bound `−∞`; they force a stop).
+    /// Pairs with no bound (`−∞`, e.g. reach balls out of range; they
+    /// force a stop).
     pub pairs_unknown: usize,
     /// GJK iterations spent this cycle.
     pub gjk_iterations: usize,
     /// Generating points of every volume formed this cycle (their sum: the
     /// size of the swept-volume step's output).
     pub swept_points: usize,
-    /// Time spent forming the swept volumes (steps 1–2).
+    /// Time spent on steps 1–2 before any pair is taken: the joint
+    /// operations, the reach balls and the volumes formed up front (all of
+    /// them with a budget or [`MonitorOptions::exhaustive`]; otherwise
+    /// only obstacles seen from a platform and moving volumes).
     pub sweep_time: Duration,
-    /// Time spent on bounds and distances (steps 3–4).
+    /// Time spent on bounds and distances (steps 3–4), the volumes formed
+    /// on demand included.
     pub distance_time: Duration,
 }
 
@@ -304,8 +329,20 @@ struct PairState {
     /// obstacle.
     key_b: Option<usize>,
     cache: GjkCache,
-    /// Lower bound valid for the current cycle's volumes (`−∞`: unknown).
+    /// Lower bound valid for the current cycle (`−∞`: unknown): the
+    /// larger of the reach balls' gap and [`PairState::vol_bound`] when
+    /// the pair was settled this cycle.
     bound: f64,
+    /// A lower bound on the distance of the two keys' volumes as they were
+    /// at the marks below (`−∞`: none): carried to later volumes by the
+    /// keys' growth since then.
+    vol_bound: f64,
+    /// Each key's epoch and total growth when `vol_bound` was set
+    /// (`(0, 0.0)` for a static obstacle).
+    mark_a: (u64, f64),
+    mark_b: (u64, f64),
+    /// The cycle in which the volume bounds were last taken into `bound`.
+    settled_at: u64,
     /// The direction from the first volume's closest point to the
     /// second's at the last distance computed (zero: none yet): the gap of
     /// the volumes' supports along it is a cheap bound before the next
@@ -363,8 +400,21 @@ struct SweptKey {
     current: Option<Ssch>,
     /// A ball enclosing `current`: centre and radius.
     ball: (DVec3, f64),
-    /// How far the current volume reaches outside the previous one.
-    growth: f64,
+    /// The cycle in which `current` was formed.
+    formed_at: u64,
+    /// A ball enclosing everything the key's body sweeps this cycle (not
+    /// necessarily `current`, whose point reductions grow it): computed
+    /// every cycle, before any volume.
+    reach: (DVec3, f64),
+    /// The bounding box of `current`'s points and its radius (obstacle
+    /// keys: their reach is tested against it).
+    bbox: (DVec3, DVec3, f64),
+    /// The run of volumes whose growth from one to the next is known; a new
+    /// epoch begins when it is not (the first volume, an unbounded growth).
+    epoch: u64,
+    /// The sum of the growths (how far each volume reaches outside the one
+    /// before) since the epoch began, rounded up.
+    total_growth: f64,
     /// An upper bound on the current volume's [`magnitude`] (from its
     /// ball).
     magnitude: f64,
@@ -394,10 +444,18 @@ pub struct SweptVolumeMonitor {
     sweep_order: Vec<usize>,
     pairs: Vec<PairState>,
     order: Vec<(f64, usize)>,
-    /// This cycle's volumes, one slot per key, until all are formed.
-    staged: Vec<Option<Ssch>>,
+    /// A ball enclosing each link's body (link frame).
+    body_balls: Vec<(DVec3, f64)>,
+    /// The bounding box of each obstacle's points and its radius.
+    obstacle_boxes: Vec<(DVec3, DVec3, f64)>,
+    /// Each obstacle's [`magnitude`].
+    obstacle_magnitudes: Vec<f64>,
     /// The index of the pair closest at the last cycle.
     last_closest: Option<usize>,
+    /// Cycles begun (stamps of formed volumes and settled pairs).
+    cycle_count: u64,
+    /// The last epoch given to a key.
+    epochs: u64,
 }
 
 /// A certified lower bound on the distance of two balls' contents, rounded
@@ -408,6 +466,25 @@ fn ball_gap(a: (DVec3, f64), b: (DVec3, f64)) -> f64 {
     // The length loses a few ulps of the coordinates; the sum of radii is
     // rounded up.
     (d - 8.0 * f64::EPSILON * scale - (a.1 + b.1).next_up()).next_down()
+}
+
+/// A certified lower bound on the distance of a ball's contents to a box
+/// `[lo, hi]` grown by `rho`, rounded down.
+fn ball_box_gap(ball: (DVec3, f64), bbox: (DVec3, DVec3, f64)) -> f64 {
+    let (c, r) = ball;
+    let (lo, hi, rho) = bbox;
+    let d = (lo - c).max(c - hi).max(DVec3::ZERO).length();
+    let scale = c.abs().max_element() + lo.abs().max_element() + hi.abs().max_element() + d;
+    (d - 8.0 * f64::EPSILON * scale - (r + rho).next_up()).next_down()
+}
+
+/// The bounding box of a volume's points and its radius.
+fn bounding_box(s: &Ssch) -> (DVec3, DVec3, f64) {
+    let p = s.points();
+    let (lo, hi) = p
+        .iter()
+        .fold((p[0], p[0]), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+    (lo, hi, s.radius())
 }
 
 /// Point-set sizes up to which [`growth`] scans every pair of points when
@@ -500,6 +577,10 @@ impl SweptVolumeMonitor {
                     key_b: Some(key_of(&mut keys, KeySource::Link { link: b, frame })),
                     cache: GjkCache::new(),
                     bound: f64::NEG_INFINITY,
+                    vol_bound: f64::NEG_INFINITY,
+                    mark_a: (0, 0.0),
+                    mark_b: (0, 0.0),
+                    settled_at: 0,
                     dir: DVec3::ZERO,
                 });
             }
@@ -522,6 +603,10 @@ impl SweptVolumeMonitor {
                     }),
                     cache: GjkCache::new(),
                     bound: f64::NEG_INFINITY,
+                    vol_bound: f64::NEG_INFINITY,
+                    mark_a: (0, 0.0),
+                    mark_b: (0, 0.0),
+                    settled_at: 0,
                     dir: DVec3::ZERO,
                 });
             }
@@ -529,6 +614,12 @@ impl SweptVolumeMonitor {
         let obstacle_balls = obstacles
             .iter()
             .map(|o| o.volume.bounding_sphere())
+            .collect();
+        let obstacle_boxes = obstacles.iter().map(|o| bounding_box(&o.volume)).collect();
+        let obstacle_magnitudes = obstacles.iter().map(|o| magnitude(&o.volume)).collect();
+        let body_balls = bodies
+            .iter()
+            .map(|b| b.as_ref().map_or((DVec3::ZERO, 0.0), Ssch::bounding_sphere))
             .collect();
         let mut m = Self {
             tree,
@@ -544,8 +635,12 @@ impl SweptVolumeMonitor {
             sweep_order: Vec::new(),
             pairs,
             order: Vec::new(),
-            staged: Vec::new(),
+            body_balls,
+            obstacle_boxes,
+            obstacle_magnitudes,
             last_closest: None,
+            cycle_count: 0,
+            epochs: 0,
         };
         m.plan_sweeps();
         Ok(m)
@@ -576,6 +671,10 @@ impl SweptVolumeMonitor {
                     key_b: Some(key_b),
                     cache: GjkCache::new(),
                     bound: f64::NEG_INFINITY,
+                    vol_bound: f64::NEG_INFINITY,
+                    mark_a: (0, 0.0),
+                    mark_b: (0, 0.0),
+                    settled_at: 0,
                     dir: DVec3::ZERO,
                 });
             }
@@ -615,7 +714,6 @@ impl SweptVolumeMonitor {
             }
         }
         self.sweep_order = order;
-        self.staged = vec![None; self.keys.len()];
         self.order = Vec::with_capacity(self.pairs.len());
     }
 
@@ -724,10 +822,10 @@ impl SweptVolumeMonitor {
     pub fn reset(&mut self) {
         for k in &mut self.keys {
             k.current = None;
-            k.growth = f64::INFINITY;
         }
         for p in &mut self.pairs {
             p.bound = f64::NEG_INFINITY;
+            p.vol_bound = f64::NEG_INFINITY;
             p.dir = DVec3::ZERO;
             p.cache.clear();
         }
@@ -820,11 +918,8 @@ impl SweptVolumeMonitor {
             });
         }
         let t0 = Instant::now();
-        // Steps 1–2: every needed swept volume, all formed before any is
-        // kept. A volume replaced before a later one fails would make the
-        // next cycle measure its growth from a volume no bound was carried
-        // to, and carry bounds that are too large.
-        // Every joint's operation, once for all the sweeps of the cycle.
+        // Steps 1–2. Every joint's operation, once for all the sweeps of
+        // the cycle.
         let prepared =
             PreparedSweeps::new(&self.tree, intervals, &self.link_options).map_err(|source| {
                 GeometryError::Kinematics {
@@ -832,111 +927,76 @@ impl SweptVolumeMonitor {
                     source,
                 }
             })?;
-        for &i in &self.sweep_order {
-            let k = &self.keys[i];
-            let inverse = |volume: &Ssch, f: usize, what: String| {
-                swept_into_frame(&self.tree, volume, f, intervals, &self.link_options).map_err(
-                    |source| GeometryError::Kinematics {
-                        context: format!("{what} seen from link `{}`", self.tree.links()[f].name()),
-                        source,
-                    },
-                )
-            };
-            let swept = match k.source {
-                KeySource::Moving {
-                    moving: m,
-                    frame: None,
-                } => moving[m].clone(),
-                KeySource::Moving {
-                    moving: m,
-                    frame: Some(f),
-                } => inverse(&moving[m], f, format!("moving volume `{}`", self.moving[m]))?,
-                KeySource::Obstacle { obstacle, frame } => inverse(
-                    &self.obstacles[obstacle].volume,
-                    frame,
-                    format!("obstacle `{}`", self.obstacles[obstacle].name),
-                )?,
-                KeySource::Link { link, frame } => {
-                    let Some(body) = &self.bodies[link] else {
-                        continue;
-                    };
-                    // Sweep on from the nearest frame below when there is
-                    // one (formed earlier in this order).
-                    let (start, from) = match k.chain_from.and_then(|c| {
-                        let KeySource::Link { frame: Some(f), .. } = self.keys[c].source else {
-                            return None;
-                        };
-                        self.staged[c].as_ref().map(|v| (f, v))
-                    }) {
-                        Some((f, v)) => (f, v),
-                        None => (link, body),
-                    };
-                    prepared
-                        .sweep(&self.tree, start, from, frame)
-                        .map_err(|source| GeometryError::Kinematics {
-                            context: format!(
-                                "swept volume of link `{}`",
-                                self.tree.links()[link].name()
-                            ),
-                            source,
-                        })?
-                }
-            };
-            self.staged[i] = Some(swept);
-        }
-        // Infallible from here to the carry's end: the volumes, their
-        // growth and the carried bounds change together.
+        self.cycle_count += 1;
+        let cycle = self.cycle_count;
+        let exhaustive = self.options.exhaustive;
+        let budget = self.options.budget;
+        // Every volume up front when every pair is evaluated, or when a
+        // budget may leave pairs with carried bounds; otherwise a link's
+        // volume only when a pair its reach ball does not decide needs it.
+        let eager = exhaustive || !budget.is_unlimited();
         let mut swept_points = 0;
-        for (k, staged) in self.keys.iter_mut().zip(&mut self.staged) {
-            let Some(swept) = staged.take() else {
+        for idx in 0..self.sweep_order.len() {
+            let i = self.sweep_order[idx];
+            let KeySource::Link { link, frame } = self.keys[i].source else {
+                // Obstacles seen from a platform and moving volumes: few,
+                // each shared by many pairs.
+                swept_points += self.form(i, &prepared, intervals, moving)?;
                 continue;
             };
-            k.growth = k
-                .current
-                .as_ref()
-                .map_or(f64::INFINITY, |prev| growth(prev, &swept));
-            k.ball = swept.bounding_sphere();
-            // Every point is within the ball: `|p| + r ≤ |c| + R`.
-            k.magnitude = (k.ball.0.length() + k.ball.1) * (1.0 + 1e-12);
-            swept_points += swept.point_count();
-            k.current = Some(swept);
+            // The reach ball, on from the nearest frame below when there is
+            // one (computed earlier in this order).
+            let (start, ball) = match self.keys[i].chain_from.map(|c| &self.keys[c]) {
+                Some(SweptKey {
+                    source: KeySource::Link { frame: Some(f), .. },
+                    reach,
+                    ..
+                }) => (*f, *reach),
+                _ => (link, self.body_balls[link]),
+            };
+            self.keys[i].reach = prepared
+                .sweep_ball(&self.tree, start, ball, frame)
+                .map_err(|source| GeometryError::Kinematics {
+                    context: format!("reach of link `{}`", self.tree.links()[link].name()),
+                    source,
+                })?;
+            if eager {
+                swept_points += self.form(i, &prepared, intervals, moving)?;
+            }
         }
         self.last_intervals.clear();
         self.last_intervals.extend_from_slice(intervals);
 
         let t1 = Instant::now();
-        // Carry every bound over to the new volumes, the sum rounded up
-        // and the difference down so that rounding never raises a bound;
-        // then raise it to the bound of the two volumes' balls when that
-        // is larger (both are lower bounds of the same distance).
+        // Every pair's bound from the reach balls: a certified lower bound
+        // on the distance of what the two bodies sweep (not necessarily of
+        // their volumes), fresh every cycle.
         for p in &mut self.pairs {
-            let g = (self.keys[p.key_a].growth + p.key_b.map_or(0.0, |k| self.keys[k].growth))
-                .next_up();
-            let carried = (p.bound - g).next_down();
-            let size = self.keys[p.key_a].magnitude
-                + match (p.key_b, p.pair) {
-                    (Some(k), _) => self.keys[k].magnitude,
-                    (None, MonitorPair::LinkObstacle(_, o)) => magnitude(&self.obstacles[o].volume),
-                    (None, _) => f64::INFINITY,
-                };
-            // Beyond GJK's range a fresh evaluation certifies only the
-            // balls' gap: nothing is carried there either.
-            let carried = if carried.is_finite() && size <= MAX_MAGNITUDE {
-                carried - (CARRY_MARGIN * carried.abs()).max(1e-12)
-            } else {
+            let ra = self.keys[p.key_a].reach;
+            let cheap = match (p.key_b, p.pair) {
+                (Some(k), _) => {
+                    let kb = &self.keys[k];
+                    match kb.source {
+                        KeySource::Obstacle { .. } => {
+                            ball_gap(ra, kb.ball).max(ball_box_gap(ra, kb.bbox))
+                        }
+                        _ => ball_gap(ra, kb.reach),
+                    }
+                }
+                (None, MonitorPair::LinkObstacle(_, o)) => ball_gap(ra, self.obstacle_balls[o])
+                    .max(ball_box_gap(ra, self.obstacle_boxes[o])),
+                (None, _) => f64::NEG_INFINITY,
+            };
+            p.bound = if cheap.is_nan() {
                 f64::NEG_INFINITY
-            };
-            let ball_b = match (p.key_b, p.pair) {
-                (Some(k), _) => self.keys[k].ball,
-                (None, MonitorPair::LinkObstacle(_, o)) => self.obstacle_balls[o],
-                (None, _) => (DVec3::ZERO, f64::INFINITY),
-            };
-            let balls = if self.keys[p.key_a].current.is_some() {
-                ball_gap(self.keys[p.key_a].ball, ball_b)
             } else {
-                f64::NEG_INFINITY
+                cheap
             };
-            p.bound = carried.max(balls);
+        }
+        if eager {
+            for i in 0..self.pairs.len() {
+                self.settle(i);
+            }
         }
 
         // Step 3 in priority order: smallest bound first, until the next
@@ -1014,6 +1074,18 @@ impl SweptVolumeMonitor {
             if out_of_budget || (!exhaustive && self.pairs[i].bound >= best) {
                 break;
             }
+            if self.pairs[i].settled_at != cycle {
+                // The volumes the reach balls did not spare.
+                let (ka, kb) = (self.pairs[i].key_a, self.pairs[i].key_b);
+                swept_points += self.form(ka, &prepared, intervals, moving)?;
+                if let Some(k) = kb {
+                    swept_points += self.form(k, &prepared, intervals, moving)?;
+                }
+                self.settle(i);
+                if !exhaustive && self.pairs[i].bound >= best {
+                    continue;
+                }
+            }
             let p = &mut self.pairs[i];
             let a = self.keys[p.key_a].current.as_ref();
             let b = match (p.key_b, p.pair) {
@@ -1027,7 +1099,9 @@ impl SweptVolumeMonitor {
             // The volumes' gap along the last closest direction first: it
             // may already reach the distance found.
             if !exhaustive && p.dir != DVec3::ZERO {
-                p.bound = p.bound.max(direction_gap(a, b, p.dir));
+                let gap = direction_gap(a, b, p.dir);
+                p.vol_bound = p.vol_bound.max(gap);
+                p.bound = p.bound.max(gap);
                 if p.bound >= best {
                     continue;
                 }
@@ -1049,6 +1123,7 @@ impl SweptVolumeMonitor {
                 }
             };
             let p = &mut self.pairs[i];
+            p.vol_bound = p.vol_bound.max(d.lower_bound);
             p.bound = p.bound.max(d.lower_bound);
             let dir = d.point_b - d.point_a;
             if dir.is_finite() && dir != DVec3::ZERO {
@@ -1074,8 +1149,163 @@ impl SweptVolumeMonitor {
         report.pairs_carried_over = self.pairs.len() - report.pairs_evaluated;
         report.stop =
             report.closest.is_some() && report.distance_lower_bound <= self.options.safety_distance;
+        report.swept_points = swept_points;
         report.distance_time = t1.elapsed();
         Ok(report)
+    }
+}
+
+impl SweptVolumeMonitor {
+    /// Forms key `i`'s volume for this cycle (and first the volume it is
+    /// swept on from), unless formed already; returns the points formed.
+    /// Its growth from its last volume enters its epoch's total.
+    fn form(
+        &mut self,
+        i: usize,
+        prepared: &PreparedSweeps,
+        intervals: &[JointInterval],
+        moving: &[Ssch],
+    ) -> Result<usize, GeometryError> {
+        let cycle = self.cycle_count;
+        if self.keys[i].formed_at == cycle {
+            return Ok(0);
+        }
+        let mut points = 0;
+        let inverse = |volume: &Ssch, f: usize, what: String| {
+            swept_into_frame(&self.tree, volume, f, intervals, &self.link_options).map_err(
+                |source| GeometryError::Kinematics {
+                    context: format!("{what} seen from link `{}`", self.tree.links()[f].name()),
+                    source,
+                },
+            )
+        };
+        let swept = match self.keys[i].source {
+            KeySource::Moving {
+                moving: m,
+                frame: None,
+            } => moving[m].clone(),
+            KeySource::Moving {
+                moving: m,
+                frame: Some(f),
+            } => inverse(&moving[m], f, format!("moving volume `{}`", self.moving[m]))?,
+            KeySource::Obstacle { obstacle, frame } => inverse(
+                &self.obstacles[obstacle].volume,
+                frame,
+                format!("obstacle `{}`", self.obstacles[obstacle].name),
+            )?,
+            KeySource::Link { link, frame } => {
+                // Sweep on from the nearest frame below when there is one.
+                let from = self.keys[i]
+                    .chain_from
+                    .and_then(|c| match self.keys[c].source {
+                        KeySource::Link { frame: Some(f), .. } => Some((c, f)),
+                        _ => None,
+                    });
+                if let Some((c, _)) = from {
+                    points += self.form(c, prepared, intervals, moving)?;
+                }
+                let Some(body) = &self.bodies[link] else {
+                    return Ok(0);
+                };
+                let (start, volume) =
+                    match from.and_then(|(c, f)| self.keys[c].current.as_ref().map(|v| (f, v))) {
+                        Some((f, v)) => (f, v),
+                        None => (link, body),
+                    };
+                prepared
+                    .sweep(&self.tree, start, volume, frame)
+                    .map_err(|source| GeometryError::Kinematics {
+                        context: format!(
+                            "swept volume of link `{}`",
+                            self.tree.links()[link].name()
+                        ),
+                        source,
+                    })?
+            }
+        };
+        let k = &mut self.keys[i];
+        let g = k
+            .current
+            .as_ref()
+            .map_or(f64::INFINITY, |prev| growth(prev, &swept));
+        if g.is_finite() {
+            k.total_growth = (k.total_growth + g).next_up();
+        } else {
+            self.epochs += 1;
+            k.epoch = self.epochs;
+            k.total_growth = 0.0;
+        }
+        k.ball = swept.bounding_sphere();
+        // Every point is within the ball: `|p| + r ≤ |c| + R`.
+        k.magnitude = (k.ball.0.length() + k.ball.1) * (1.0 + 1e-12);
+        k.bbox = bounding_box(&swept);
+        if !matches!(k.source, KeySource::Link { .. }) {
+            k.reach = k.ball;
+        }
+        points += swept.point_count();
+        k.current = Some(swept);
+        k.formed_at = cycle;
+        Ok(points)
+    }
+
+    /// Takes pair `i`'s volume bounds into its bound, its two volumes
+    /// formed this cycle: its last volume bound carried by both volumes'
+    /// growth since (rounded so that it never rises; beyond GJK's range,
+    /// where a fresh evaluation certifies only the balls' gap, nothing is
+    /// carried), and the gap of the volumes' balls and boxes.
+    fn settle(&mut self, i: usize) {
+        let p = &self.pairs[i];
+        let ka = &self.keys[p.key_a];
+        let mark_a = (ka.epoch, ka.total_growth);
+        let (mark_b, size_b, gap) = match (p.key_b, p.pair) {
+            (Some(k), _) => {
+                let kb = &self.keys[k];
+                let gap = match kb.source {
+                    KeySource::Obstacle { .. } => {
+                        ball_gap(ka.ball, kb.ball).max(ball_box_gap(ka.ball, kb.bbox))
+                    }
+                    _ => ball_gap(ka.ball, kb.ball),
+                };
+                ((kb.epoch, kb.total_growth), kb.magnitude, gap)
+            }
+            (None, MonitorPair::LinkObstacle(_, o)) => (
+                (0, 0.0),
+                self.obstacle_magnitudes[o],
+                ball_gap(ka.ball, self.obstacle_balls[o])
+                    .max(ball_box_gap(ka.ball, self.obstacle_boxes[o])),
+            ),
+            (None, _) => ((0, 0.0), f64::INFINITY, f64::NEG_INFINITY),
+        };
+        // The growth since a mark: unknown in another epoch; the totals
+        // were rounded up, their difference is too.
+        let since = |now: (u64, f64), then: (u64, f64)| {
+            if now.0 != then.0 {
+                f64::INFINITY
+            } else if now.1 == then.1 {
+                0.0
+            } else {
+                (now.1 - then.1).next_up()
+            }
+        };
+        let g = (since(mark_a, p.mark_a) + since(mark_b, p.mark_b)).next_up();
+        let carried = (p.vol_bound - g).next_down();
+        let carried = if carried.is_finite() && ka.magnitude + size_b <= MAX_MAGNITUDE {
+            carried - (CARRY_MARGIN * carried.abs()).max(1e-12)
+        } else {
+            f64::NEG_INFINITY
+        };
+        let vol = if gap.is_nan() {
+            carried
+        } else {
+            carried.max(gap)
+        };
+        let cycle = self.cycle_count;
+        let p = &mut self.pairs[i];
+        p.vol_bound = vol;
+        p.mark_a = mark_a;
+        p.mark_b = mark_b;
+        p.settled_at = cycle;
+        p.bound = p.bound.max(vol);
     }
 }
 
@@ -1136,7 +1366,11 @@ fn key_of(keys: &mut Vec<SweptKey>, source: KeySource) -> usize {
             chain_from: None,
             current: None,
             ball: (DVec3::ZERO, f64::INFINITY),
-            growth: f64::INFINITY,
+            formed_at: 0,
+            reach: (DVec3::ZERO, f64::INFINITY),
+            bbox: (DVec3::ZERO, DVec3::ZERO, f64::INFINITY),
+            epoch: 0,
+            total_growth: 0.0,
             magnitude: f64::INFINITY,
         });
         keys.len() - 1

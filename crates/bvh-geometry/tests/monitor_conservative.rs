@@ -82,6 +82,16 @@ fn monitor(
     budget: MonitorBudget,
     swept: SweptVolumeOptions,
 ) -> SweptVolumeMonitor {
+    monitor_with(
+        a,
+        MonitorOptions::default()
+            .with_safety_distance(safety)
+            .with_budget(budget)
+            .with_swept(swept),
+    )
+}
+
+fn monitor_with(a: &Arm, options: MonitorOptions) -> SweptVolumeMonitor {
     let bodies = a
         .bodies
         .iter()
@@ -101,10 +111,7 @@ fn monitor(
         bodies,
         obstacles,
         &DisabledPairs::new(),
-        MonitorOptions::default()
-            .with_safety_distance(safety)
-            .with_budget(budget)
-            .with_swept(swept),
+        options,
     )
     .unwrap()
 }
@@ -239,6 +246,56 @@ fn bounded_mode_never_says_go_when_full_mode_says_stop() {
     assert!(
         bounded_go > 50 && carried > 0,
         "bounded go {bounded_go}, carried {carried}"
+    );
+}
+
+/// Without a budget a warm monitor forms a link's volume only when a pair
+/// its reach ball does not decide needs it, and carries a pair's volume
+/// bound across the cycles in which it formed none: every pair bound stays
+/// below what a fresh monitor evaluating every pair certifies at the same
+/// state.
+#[test]
+fn lazy_warm_monitor_never_certifies_more_than_a_fresh_one() {
+    let mut rng = Rng(7);
+    let (mut spared, mut pairs_checked, mut gos) = (0usize, 0usize, 0usize);
+    for _ in 0..60 {
+        let a = arm(&mut rng);
+        let safety = rng.range(0.0, 0.05);
+        let swept = SweptVolumeOptions::default();
+        let mut warm = monitor(&a, safety, MonitorBudget::UNLIMITED, swept);
+        let (mut q, mut v, models) = random_state(&mut rng, &a.tree);
+        for _cycle in 0..40 {
+            let w = warm.cycle(&q, &v, &models).unwrap();
+            let mut fresh = monitor_with(
+                &a,
+                MonitorOptions::default()
+                    .with_safety_distance(safety)
+                    .with_swept(swept)
+                    .with_exhaustive(true),
+            );
+            let f = fresh.cycle(&q, &v, &models).unwrap();
+            assert!(!f.stop || w.stop, "fresh {f:?}, warm {w:?}");
+            gos += usize::from(!w.stop);
+            spared += usize::from(w.swept_points < f.swept_points);
+            for ((pair, kept), (same, certified)) in warm.pair_bounds().zip(fresh.pair_bounds()) {
+                assert_eq!(pair, same);
+                assert!(
+                    kept <= certified * (1.0 + 1e-6) + 1e-9,
+                    "{}: bound {kept}, a fresh monitor certifies {certified}",
+                    warm.pair_name(pair)
+                );
+                pairs_checked += 1;
+            }
+            for k in 0..q.len() {
+                q[k] += 0.01 * v[k];
+                v[k] = (v[k] + rng.range(-0.3, 0.3)).clamp(-2.0, 2.0);
+            }
+        }
+    }
+    // The test must see volumes spared and both answers to mean anything.
+    assert!(
+        spared > 100 && gos > 100 && pairs_checked > 1000,
+        "spared {spared}, go {gos}, pairs {pairs_checked}"
     );
 }
 

@@ -206,8 +206,7 @@ impl Ssch {
             mag = mag.max(p.length());
             *p = t.transform_point3(*p);
         }
-        let scale = n * mag + t.translation.length();
-        self.radius = add_up((self.radius * n).next_up(), slack(scale));
+        self.radius = transformed_radius(self.radius, n, mag, t);
     }
 
     fn transformed_unchecked(&self, t: &DAffine3) -> Self {
@@ -221,10 +220,9 @@ impl Ssch {
                 t.transform_point3(p)
             })
             .collect();
-        let scale = n * mag + t.translation.length();
         Self {
             points,
-            radius: add_up((self.radius * n).next_up(), slack(scale)),
+            radius: transformed_radius(self.radius, n, mag, t),
         }
     }
 
@@ -357,29 +355,45 @@ impl Ssch {
 
     /// The middle of the points' bounding box.
     fn box_centre(&self) -> DVec3 {
-        let (mut lo, mut hi) = (self.points[0], self.points[0]);
-        for &p in &self.points {
-            lo = lo.min(p);
-            hi = hi.max(p);
-        }
-        (lo + hi) * 0.5
+        box_centre(&self.points)
     }
 
     /// A ball enclosing the SSCH: centred at the middle of the points'
     /// bounding box (not the smallest ball).
     #[must_use]
     pub fn bounding_sphere(&self) -> (DVec3, f64) {
-        let c = self.box_centre();
-        // `sqrt` is monotone and correctly rounded: the largest length is
-        // the root of the largest squared length.
-        let far = self
-            .points
-            .iter()
-            .map(|p| p.distance_squared(c))
-            .fold(0.0, f64::max)
-            .sqrt();
-        (c, add_up(far, self.radius) + slack(c.length() + far))
+        ball_around(&self.points, self.radius)
     }
+}
+
+/// The middle of the bounding box of `points` (at least one).
+fn box_centre(points: &[DVec3]) -> DVec3 {
+    let (mut lo, mut hi) = (points[0], points[0]);
+    for &p in points {
+        lo = lo.min(p);
+        hi = hi.max(p);
+    }
+    (lo + hi) * 0.5
+}
+
+/// [`Ssch::bounding_sphere`] of `points` (at least one) and `radius`.
+fn ball_around(points: &[DVec3], radius: f64) -> (DVec3, f64) {
+    let c = box_centre(points);
+    // `sqrt` is monotone and correctly rounded: the largest length is the
+    // root of the largest squared length.
+    let far = points
+        .iter()
+        .map(|p| p.distance_squared(c))
+        .fold(0.0, f64::max)
+        .sqrt();
+    (c, add_up(far, radius) + slack(c.length() + far))
+}
+
+/// The radius of an SSCH of `radius` whose points, of largest norm `mag`,
+/// are mapped by `t` (spectral norm at most `n`): [`Ssch::transformed`].
+fn transformed_radius(radius: f64, n: f64, mag: f64, t: &DAffine3) -> f64 {
+    let scale = n * mag + t.translation.length();
+    add_up((radius * n).next_up(), slack(scale))
 }
 
 /// A joint's swept-volume operation over a joint interval (M3 §III-C), in
@@ -1463,6 +1477,9 @@ struct PreparedLink {
     op: PreparedOp,
 }
 
+// One per link, built every cycle: the maps inline spare an allocation per
+// revolute joint.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 enum PreparedOp {
     /// No motion (a fixed joint).
@@ -1470,7 +1487,7 @@ enum PreparedOp {
     /// A revolute operation fused with the origin.
     Circ {
         axis: DVec3,
-        maps: Vec<DAffine3>,
+        maps: SmallVec<[DAffine3; 4]>,
         factor: f64,
         mag: f64,
     },
@@ -1541,6 +1558,103 @@ impl PreparedSweeps {
         body: &Ssch,
         up_to: Option<usize>,
     ) -> Result<Ssch, KinematicsError> {
+        self.check_chain(tree, link, up_to)?;
+        let mut cur = body.clone();
+        let mut next: Vec<DVec3> = Vec::with_capacity(cur.points.len() * 2);
+        let mut reached = up_to.is_none();
+        for k in tree.ancestors(link) {
+            if Some(k) == up_to {
+                reached = true;
+                break;
+            }
+            self.step(k, &mut cur, &mut next);
+            if let Some(n) = self.links[k].max_points
+                && cur.points.len() > n
+            {
+                cur.reduce_in_place(n);
+            }
+        }
+        match up_to {
+            Some(a) if !reached => Err(Self::not_ancestor(tree, link, a)),
+            _ => Ok(cur),
+        }
+    }
+
+    /// A ball enclosing the motion of the ball `(centre, radius)` of link
+    /// `link`'s frame into `up_to`'s frame (`None`: the world) while every
+    /// joint stays in its interval: the prepared operations applied to the
+    /// one point, the result enclosed in its [`Ssch::bounding_sphere`]
+    /// after every joint. It encloses everything the ball sweeps, but not
+    /// necessarily [`PreparedSweeps::sweep`]'s volume of a body inside it
+    /// (whose point reductions grow its radius); a few multiply-adds per
+    /// joint.
+    ///
+    /// # Errors
+    /// As [`PreparedSweeps::sweep`]; [`KinematicsError::BadParameter`] for
+    /// a non-finite centre or a negative or non-finite radius.
+    pub fn sweep_ball(
+        &self,
+        tree: &KinematicTree,
+        link: usize,
+        ball: (DVec3, f64),
+        up_to: Option<usize>,
+    ) -> Result<(DVec3, f64), KinematicsError> {
+        check_finite_vec("ball centre", ball.0)?;
+        check_radius("ball radius", ball.1)?;
+        self.check_chain(tree, link, up_to)?;
+        let (mut c, mut r) = ball;
+        let mut out: SmallVec<[DVec3; 8]> = SmallVec::new();
+        let mut reached = up_to.is_none();
+        for k in tree.ancestors(link) {
+            if Some(k) == up_to {
+                reached = true;
+                break;
+            }
+            let pl = &self.links[k];
+            (c, r) = match &pl.op {
+                PreparedOp::None => (
+                    pl.origin.transform_point3(c),
+                    transformed_radius(r, pl.origin_norm, c.length(), &pl.origin),
+                ),
+                PreparedOp::Circ {
+                    axis,
+                    maps,
+                    factor,
+                    mag,
+                } => {
+                    out.clear();
+                    let radius = circ_apply(pl, *axis, maps, *factor, *mag, &[c], r, &mut out);
+                    // One point is its own ball.
+                    if out.len() == 1 {
+                        (out[0], radius)
+                    } else {
+                        ball_around(&out, radius)
+                    }
+                }
+                PreparedOp::Generic(op) => {
+                    let mut cur = op.sweep_unchecked(&Ssch {
+                        points: vec![c],
+                        radius: r,
+                    });
+                    cur.transform_in_place(&pl.origin);
+                    cur.bounding_sphere()
+                }
+            };
+        }
+        match up_to {
+            Some(a) if !reached => Err(Self::not_ancestor(tree, link, a)),
+            _ => Ok((c, r)),
+        }
+    }
+
+    /// The arguments' checks of [`PreparedSweeps::sweep`] but for `up_to`
+    /// being an ancestor (found on the way up: [`PreparedSweeps::not_ancestor`]).
+    fn check_chain(
+        &self,
+        tree: &KinematicTree,
+        link: usize,
+        up_to: Option<usize>,
+    ) -> Result<(), KinematicsError> {
         if tree.len() != self.links.len() {
             return Err(KinematicsError::BufferLength {
                 what: "prepared links",
@@ -1550,66 +1664,86 @@ impl PreparedSweeps {
         }
         tree.link(link)?;
         if let Some(a) = up_to {
-            let anc = tree.link(a)?;
-            if !tree.ancestors(link).any(|k| k == a) {
-                return Err(KinematicsError::NotAncestor {
-                    link: tree.links()[link].name().to_owned(),
-                    ancestor: anc.name().to_owned(),
-                });
-            }
+            tree.link(a)?;
         }
-        let mut cur = body.clone();
-        let mut next: Vec<DVec3> = Vec::with_capacity(cur.points.len() * 2);
-        for k in tree.ancestors(link) {
-            if Some(k) == up_to {
-                break;
-            }
-            let pl = &self.links[k];
-            match &pl.op {
-                PreparedOp::None => cur.transform_in_place(&pl.origin),
-                PreparedOp::Generic(op) => {
-                    cur = op.sweep_unchecked(&cur);
-                    cur.transform_in_place(&pl.origin);
-                }
-                PreparedOp::Circ {
-                    axis,
-                    maps,
-                    factor,
-                    mag,
-                } => {
-                    next.clear();
-                    let mut rmax: f64 = 0.0;
-                    let mut extra: f64 = 0.0;
-                    for &p in &cur.points {
-                        let perp = p - *axis * axis.dot(p);
-                        let r = perp.length();
-                        if r == 0.0 {
-                            next.push(maps[0].transform_point3(p));
-                        } else {
-                            next.extend(maps.iter().map(|m| m.transform_point3(p)));
-                        }
-                        rmax = rmax.max(r * factor);
-                        let pl_len = p.length();
-                        extra = extra.max(
-                            pl_len * (10.0 + mag + 2.0 * pl.origin_norm)
-                                + pl.origin.translation.length(),
-                        );
-                    }
-                    core::mem::swap(&mut cur.points, &mut next);
-                    cur.radius = add_up(
-                        (add_up(cur.radius, rmax) * pl.origin_norm).next_up(),
-                        slack(extra),
-                    );
-                }
-            }
-            if let Some(n) = pl.max_points
-                && cur.points.len() > n
-            {
-                cur.reduce_in_place(n);
-            }
-        }
-        Ok(cur)
+        Ok(())
     }
+
+    /// The error for an `up_to` that is not an ancestor of `link` (both
+    /// valid indices).
+    fn not_ancestor(tree: &KinematicTree, link: usize, up_to: usize) -> KinematicsError {
+        KinematicsError::NotAncestor {
+            link: tree.links()[link].name().to_owned(),
+            ancestor: tree.links()[up_to].name().to_owned(),
+        }
+    }
+
+    /// Link `k`'s prepared operation, then its origin, applied to `cur`
+    /// (`next`: a buffer).
+    fn step(&self, k: usize, cur: &mut Ssch, next: &mut Vec<DVec3>) {
+        let pl = &self.links[k];
+        match &pl.op {
+            PreparedOp::None => cur.transform_in_place(&pl.origin),
+            PreparedOp::Generic(op) => {
+                *cur = op.sweep_unchecked(cur);
+                cur.transform_in_place(&pl.origin);
+            }
+            PreparedOp::Circ {
+                axis,
+                maps,
+                factor,
+                mag,
+            } => {
+                next.clear();
+                cur.radius = circ_apply(
+                    pl,
+                    *axis,
+                    maps,
+                    *factor,
+                    *mag,
+                    &cur.points,
+                    cur.radius,
+                    next,
+                );
+                core::mem::swap(&mut cur.points, next);
+            }
+        }
+    }
+}
+
+/// A prepared revolute operation of link `pl` ([`PreparedOp::Circ`]) on
+/// `points` with `radius`: the mapped points go to `out`; returns the
+/// new radius.
+#[allow(clippy::too_many_arguments)]
+fn circ_apply(
+    pl: &PreparedLink,
+    axis: DVec3,
+    maps: &[DAffine3],
+    factor: f64,
+    mag: f64,
+    points: &[DVec3],
+    radius: f64,
+    out: &mut impl Extend<DVec3>,
+) -> f64 {
+    let mut rmax: f64 = 0.0;
+    let mut extra: f64 = 0.0;
+    for &p in points {
+        let perp = p - axis * axis.dot(p);
+        let r = perp.length();
+        if r == 0.0 {
+            out.extend(core::iter::once(maps[0].transform_point3(p)));
+        } else {
+            out.extend(maps.iter().map(|m| m.transform_point3(p)));
+        }
+        rmax = rmax.max(r * factor);
+        let pl_len = p.length();
+        extra = extra
+            .max(pl_len * (10.0 + mag + 2.0 * pl.origin_norm) + pl.origin.translation.length());
+    }
+    add_up(
+        (add_up(radius, rmax) * pl.origin_norm).next_up(),
+        slack(extra),
+    )
 }
 
 /// Revolute intervals at most this wide (radians) take `Circ1` in
@@ -1626,7 +1760,7 @@ fn fused_circ(axis: DVec3, angles: Interval, two: bool, origin: &DAffine3) -> Pr
     let prep = CircPrep::new(axis, angles, two);
     let p = DMat3::from_cols(axis * axis.x, axis * axis.y, axis * axis.z);
     let q = DMat3::IDENTITY - p;
-    let mut maps: Vec<DAffine3> = Vec::with_capacity(4);
+    let mut maps: SmallVec<[DAffine3; 4]> = SmallVec::new();
     let fuse = |m: DMat3| DAffine3 {
         matrix3: origin.matrix3 * (p + m * q),
         translation: origin.translation,

@@ -1182,6 +1182,34 @@ fn swept_ssch_rejects_bad_input() {
         swept_ssch(&tree, 7, &body, &good, None, &opts),
         Err(KinematicsError::LinkIndex { .. })
     ));
+    // The prepared sweeps and ball sweeps name the same errors.
+    let prepared = PreparedSweeps::new(&tree, &good, &[opts; 3]).unwrap();
+    assert!(prepared.sweep(&tree, 1, &body, Some(0)).is_ok());
+    assert!(
+        prepared
+            .sweep_ball(&tree, 1, (DVec3::X, 0.1), Some(0))
+            .is_ok()
+    );
+    assert!(matches!(
+        prepared.sweep(&tree, 1, &body, Some(2)),
+        Err(KinematicsError::NotAncestor { .. })
+    ));
+    assert!(matches!(
+        prepared.sweep_ball(&tree, 1, (DVec3::X, 0.1), Some(2)),
+        Err(KinematicsError::NotAncestor { .. })
+    ));
+    assert!(matches!(
+        prepared.sweep_ball(&tree, 7, (DVec3::X, 0.1), None),
+        Err(KinematicsError::LinkIndex { .. })
+    ));
+    assert!(matches!(
+        prepared.sweep_ball(&tree, 1, (DVec3::X, -0.1), None),
+        Err(KinematicsError::BadParameter { .. })
+    ));
+    assert!(matches!(
+        prepared.sweep_ball(&tree, 1, (DVec3::NAN, 0.1), None),
+        Err(KinematicsError::BadParameter { .. })
+    ));
     assert!(matches!(
         swept_ssch(&tree, 1, &body, &good[..2], None, &opts),
         Err(KinematicsError::BufferLength { .. })
@@ -1568,5 +1596,54 @@ proptest! {
             plain.radius()
         );
         check_chain(&scene, link, &body, up_to, &fused, &mut rng, 12)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    /// A ball swept by the prepared operations (collapsed to a ball after
+    /// every joint) holds the ball's points, its surface included, at
+    /// configurations sampled inside the intervals.
+    #[test]
+    fn prepared_ball_sweeps_hold_forward_kinematics(seed in any::<u64>(), body in body()) {
+        let mut rng = Rng(seed);
+        let scene = random_scene(&mut rng);
+        let link = if rng.unit() < 0.7 {
+            (0..scene.tree.len()).max_by_key(|&k| scene.tree.links()[k].depth()).unwrap_or(0)
+        } else {
+            rng.index(scene.tree.len())
+        };
+        let ancestors: Vec<usize> = scene.tree.ancestors(link).collect();
+        let up_to = if rng.unit() < 0.5 || ancestors.len() < 2 {
+            None
+        } else {
+            Some(ancestors[1 + rng.index(ancestors.len() - 1)])
+        };
+        let options = vec![random_options(&mut rng); scene.tree.len()];
+        let prepared = PreparedSweeps::new(&scene.tree, &scene.intervals, &options)
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let (c, r) = body.bounding_sphere();
+        let (sc, sr) = prepared
+            .sweep_ball(&scene.tree, link, (c, r), up_to)
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let swept = Ssch::sphere(sc, sr).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        // The ball's centre and points of its surface.
+        let points: Vec<DVec3> = std::iter::once(c)
+            .chain((0..8).map(|_| c + rng.unit_vec() * r))
+            .collect();
+        for n in 0..12 {
+            let q = random_config(&scene, &mut rng, n % 3 == 0);
+            let poses = scene.tree.poses(&q).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let to_frame = match up_to {
+                Some(f) => poses[f].inverse() * poses[link],
+                None => poses[link],
+            };
+            for &x in &points {
+                assert_inside(&swept, to_frame.transform_point3(x), "ball chain")?;
+            }
+        }
+        // The body's own points too.
+        check_chain(&scene, link, &body, up_to, &swept, &mut rng, 4)?;
     }
 }

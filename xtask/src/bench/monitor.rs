@@ -544,7 +544,7 @@ fn markdown(rows: &[Row], cycles: usize) -> String {
     let mut md = String::new();
     let _ = writeln!(
         md,
-        "### Safety monitor (M3 Fig. 8)\n\nThe humanoid mobile manipulator, {cycles} cycles per model along a smooth random motion with random braking states (safety factor 2, safety distance 2 cm); links as fitted rounded boxes (at most 8 points), swept volumes capped at 16 points. Times on one thread; flops counted by replaying 20 cycles' sweeps (module docs of `xtask/src/bench/monitor.rs`). M3 Fig. 8 (i7 2.67 GHz, DLR Justin): fast 0.16 / 0.34 ms, accurate 0.39 / 2.7 ms without / with the vehicle.\n"
+        "### Safety monitor (M3 Fig. 8)\n\nThe humanoid mobile manipulator, {cycles} cycles per model along a smooth random motion with random braking states (safety factor 2, safety distance 2 cm); links as fitted rounded boxes (at most 8 points), swept volumes capped at 16 points. Times on one thread; flops SV counted by replaying 20 cycles' sweeps of every volume (module docs of `xtask/src/bench/monitor.rs`), while the monitor forms a link's volume only when a pair its reach ball does not decide needs it (points: those it formed); SV ms: the joint operations, the reach balls and the volumes formed before the pairs are taken, the volumes formed on demand counting in distance ms. M3 Fig. 8 (i7 2.67 GHz, DLR Justin): fast 0.16 / 0.34 ms, accurate 0.39 / 2.7 ms without / with the vehicle.\n"
     );
     let _ = writeln!(
         md,
