@@ -398,6 +398,8 @@ struct SweptKey {
     /// sweep on from (M3 eq. 8 is a chain, so the result is the same).
     chain_from: Option<usize>,
     current: Option<Ssch>,
+    /// The volume before `current` (storage for the next one).
+    spare: Option<Ssch>,
     /// A ball enclosing `current`: centre and radius.
     ball: (DVec3, f64),
     /// The cycle in which `current` was formed.
@@ -450,6 +452,8 @@ pub struct SweptVolumeMonitor {
     obstacle_boxes: Vec<(DVec3, DVec3, f64)>,
     /// Each obstacle's [`magnitude`].
     obstacle_magnitudes: Vec<f64>,
+    /// A buffer of the sweeps.
+    buffer: Vec<DVec3>,
     /// The index of the pair closest at the last cycle.
     last_closest: Option<usize>,
     /// Cycles begun (stamps of formed volumes and settled pairs).
@@ -638,6 +642,7 @@ impl SweptVolumeMonitor {
             body_balls,
             obstacle_boxes,
             obstacle_magnitudes,
+            buffer: Vec::new(),
             last_closest: None,
             cycle_count: 0,
             epochs: 0,
@@ -1207,20 +1212,24 @@ impl SweptVolumeMonitor {
                 let Some(body) = &self.bodies[link] else {
                     return Ok(0);
                 };
+                // Into the storage of the volume before last.
+                let spare = self.keys[i].spare.take();
+                let mut out = spare.unwrap_or_else(|| body.clone());
                 let (start, volume) =
                     match from.and_then(|(c, f)| self.keys[c].current.as_ref().map(|v| (f, v))) {
                         Some((f, v)) => (f, v),
                         None => (link, body),
                     };
                 prepared
-                    .sweep(&self.tree, start, volume, frame)
+                    .sweep_into(&self.tree, start, volume, frame, &mut out, &mut self.buffer)
                     .map_err(|source| GeometryError::Kinematics {
                         context: format!(
                             "swept volume of link `{}`",
                             self.tree.links()[link].name()
                         ),
                         source,
-                    })?
+                    })?;
+                out
             }
         };
         let k = &mut self.keys[i];
@@ -1243,7 +1252,7 @@ impl SweptVolumeMonitor {
             k.reach = k.ball;
         }
         points += swept.point_count();
-        k.current = Some(swept);
+        k.spare = k.current.replace(swept);
         k.formed_at = cycle;
         Ok(points)
     }
@@ -1365,6 +1374,7 @@ fn key_of(keys: &mut Vec<SweptKey>, source: KeySource) -> usize {
             source,
             chain_from: None,
             current: None,
+            spare: None,
             ball: (DVec3::ZERO, f64::INFINITY),
             formed_at: 0,
             reach: (DVec3::ZERO, f64::INFINITY),

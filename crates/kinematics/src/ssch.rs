@@ -1558,25 +1558,47 @@ impl PreparedSweeps {
         body: &Ssch,
         up_to: Option<usize>,
     ) -> Result<Ssch, KinematicsError> {
+        let mut out = body.clone();
+        let mut buffer = Vec::with_capacity(body.points.len() * 2);
+        self.sweep_into(tree, link, body, up_to, &mut out, &mut buffer)?;
+        Ok(out)
+    }
+
+    /// [`PreparedSweeps::sweep`] into `out`, reusing its storage and
+    /// `buffer`'s (a monitor forming volumes every cycle allocates
+    /// nothing). `out` is left unspecified on an error.
+    ///
+    /// # Errors
+    /// As [`PreparedSweeps::sweep`].
+    pub fn sweep_into(
+        &self,
+        tree: &KinematicTree,
+        link: usize,
+        body: &Ssch,
+        up_to: Option<usize>,
+        out: &mut Ssch,
+        buffer: &mut Vec<DVec3>,
+    ) -> Result<(), KinematicsError> {
         self.check_chain(tree, link, up_to)?;
-        let mut cur = body.clone();
-        let mut next: Vec<DVec3> = Vec::with_capacity(cur.points.len() * 2);
+        out.points.clear();
+        out.points.extend_from_slice(&body.points);
+        out.radius = body.radius;
         let mut reached = up_to.is_none();
         for k in tree.ancestors(link) {
             if Some(k) == up_to {
                 reached = true;
                 break;
             }
-            self.step(k, &mut cur, &mut next);
+            self.step(k, out, buffer);
             if let Some(n) = self.links[k].max_points
-                && cur.points.len() > n
+                && out.points.len() > n
             {
-                cur.reduce_in_place(n);
+                out.reduce_in_place(n);
             }
         }
         match up_to {
             Some(a) if !reached => Err(Self::not_ancestor(tree, link, a)),
-            _ => Ok(cur),
+            _ => Ok(()),
         }
     }
 
