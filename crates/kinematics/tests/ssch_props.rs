@@ -1557,6 +1557,43 @@ proptest! {
     }
 }
 
+/// A random scene for the prepared sweeps' tests: mostly its deepest link,
+/// swept to the world or to a proper ancestor, with random options.
+#[allow(clippy::type_complexity)]
+fn prepared_case(
+    seed: u64,
+) -> Result<
+    (
+        Rng,
+        Scene,
+        usize,
+        Option<usize>,
+        Vec<SweptVolumeOptions>,
+        PreparedSweeps,
+    ),
+    TestCaseError,
+> {
+    let mut rng = Rng(seed);
+    let scene = random_scene(&mut rng);
+    let link = if rng.unit() < 0.7 {
+        (0..scene.tree.len())
+            .max_by_key(|&k| scene.tree.links()[k].depth())
+            .unwrap_or(0)
+    } else {
+        rng.index(scene.tree.len())
+    };
+    let ancestors: Vec<usize> = scene.tree.ancestors(link).collect();
+    let up_to = if rng.unit() < 0.5 || ancestors.len() < 2 {
+        None
+    } else {
+        Some(ancestors[1 + rng.index(ancestors.len() - 1)])
+    };
+    let options = vec![random_options(&mut rng); scene.tree.len()];
+    let prepared = PreparedSweeps::new(&scene.tree, &scene.intervals, &options)
+        .map_err(|e| TestCaseError::fail(e.to_string()))?;
+    Ok((rng, scene, link, up_to, options, prepared))
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(1000))]
 
@@ -1564,22 +1601,7 @@ proptest! {
     /// the plain chain, with no larger a radius.
     #[test]
     fn prepared_sweeps_hold_forward_kinematics(seed in any::<u64>(), body in body()) {
-        let mut rng = Rng(seed);
-        let scene = random_scene(&mut rng);
-        let link = if rng.unit() < 0.7 {
-            (0..scene.tree.len()).max_by_key(|&k| scene.tree.links()[k].depth()).unwrap_or(0)
-        } else {
-            rng.index(scene.tree.len())
-        };
-        let ancestors: Vec<usize> = scene.tree.ancestors(link).collect();
-        let up_to = if rng.unit() < 0.5 || ancestors.len() < 2 {
-            None
-        } else {
-            Some(ancestors[1 + rng.index(ancestors.len() - 1)])
-        };
-        let options = vec![random_options(&mut rng); scene.tree.len()];
-        let prepared = PreparedSweeps::new(&scene.tree, &scene.intervals, &options)
-            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let (mut rng, scene, link, up_to, options, prepared) = prepared_case(seed)?;
         let fused = prepared
             .sweep(&scene.tree, link, &body, up_to)
             .map_err(|e| TestCaseError::fail(e.to_string()))?;
@@ -1607,22 +1629,7 @@ proptest! {
     /// configurations sampled inside the intervals.
     #[test]
     fn prepared_ball_sweeps_hold_forward_kinematics(seed in any::<u64>(), body in body()) {
-        let mut rng = Rng(seed);
-        let scene = random_scene(&mut rng);
-        let link = if rng.unit() < 0.7 {
-            (0..scene.tree.len()).max_by_key(|&k| scene.tree.links()[k].depth()).unwrap_or(0)
-        } else {
-            rng.index(scene.tree.len())
-        };
-        let ancestors: Vec<usize> = scene.tree.ancestors(link).collect();
-        let up_to = if rng.unit() < 0.5 || ancestors.len() < 2 {
-            None
-        } else {
-            Some(ancestors[1 + rng.index(ancestors.len() - 1)])
-        };
-        let options = vec![random_options(&mut rng); scene.tree.len()];
-        let prepared = PreparedSweeps::new(&scene.tree, &scene.intervals, &options)
-            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let (mut rng, scene, link, up_to, _, prepared) = prepared_case(seed)?;
         let (c, r) = body.bounding_sphere();
         let (sc, sr) = prepared
             .sweep_ball(&scene.tree, link, (c, r), up_to)
