@@ -2350,19 +2350,26 @@ impl Scene<'_> {
         {
             return Ok(false);
         }
-        let near = match (pair.other, boxes.0) {
+        let Some(near) = self.near_parts(pair, boxes.0, ws) else {
+            return Ok(false);
+        };
+        self.overlaps(pair, node, near, false, ws, stats)
+    }
+
+    /// For an obstacle, its parts near the link's box go to
+    /// `ws.near_nodes` (`Some(true)`; `None` when there are none, so no
+    /// triangle pair meets); `Some(false)` for a link pair or a link
+    /// without a box (its mesh test starts from the roots).
+    fn near_parts(&self, pair: Pair, link_box: Option<Aabb>, ws: &mut Workspaces) -> Option<bool> {
+        match (pair.other, link_box) {
             (Object::Obstacle(o), Some(a)) => {
                 let mut nodes = std::mem::take(&mut ws.near_nodes);
                 let any = self.obstacle_tops[o].near_nodes(&a, 0.0, &mut nodes);
                 ws.near_nodes = nodes;
-                if !any {
-                    return Ok(false);
-                }
-                true
+                any.then_some(true)
             }
-            _ => false,
-        };
-        self.overlaps(pair, node, near, false, ws, stats)
+            _ => Some(false),
+        }
     }
 
     /// The RSS trees of a pair: (link side, other side).
@@ -2517,20 +2524,11 @@ impl Scene<'_> {
             // An obstacle: only the parts near the link's box are tested;
             // none near, no triangle pair meets (containment, if asked, is
             // still tested).
-            let near = match (pair.other, boxes[pair.link]) {
-                (Object::Obstacle(o), Some(a)) => {
-                    let mut nodes = std::mem::take(&mut ws.near_nodes);
-                    let any = self.obstacle_tops[o].near_nodes(&a, 0.0, &mut nodes);
-                    ws.near_nodes = nodes;
-                    if !any {
-                        if containment && self.contained(pair, node, stats)? {
-                            return Ok(Some(p));
-                        }
-                        continue;
-                    }
-                    true
+            let Some(near) = self.near_parts(pair, boxes[pair.link], ws) else {
+                if containment && self.contained(pair, node, stats)? {
+                    return Ok(Some(p));
                 }
-                _ => false,
+                continue;
             };
             if let Some(t) = touched.as_deref_mut() {
                 t[p as usize] = true;

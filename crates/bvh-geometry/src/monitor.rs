@@ -976,23 +976,10 @@ impl SweptVolumeMonitor {
         // Every pair's bound from the reach balls: a certified lower bound
         // on the distance of what the two bodies sweep (not necessarily of
         // their volumes), fresh every cycle.
-        for p in &mut self.pairs {
-            let ra = self.keys[p.key_a].reach;
-            let cheap = match (p.key_b, p.pair) {
-                (Some(k), _) => {
-                    let kb = &self.keys[k];
-                    match kb.source {
-                        KeySource::Obstacle { .. } => {
-                            ball_gap(ra, kb.ball).max(ball_box_gap(ra, kb.bbox))
-                        }
-                        _ => ball_gap(ra, kb.reach),
-                    }
-                }
-                (None, MonitorPair::LinkObstacle(_, o)) => ball_gap(ra, self.obstacle_balls[o])
-                    .max(ball_box_gap(ra, self.obstacle_boxes[o])),
-                (None, _) => f64::NEG_INFINITY,
-            };
-            p.bound = if cheap.is_nan() {
+        for i in 0..self.pairs.len() {
+            let p = &self.pairs[i];
+            let cheap = self.gap_to_other(p, self.keys[p.key_a].reach, true);
+            self.pairs[i].bound = if cheap.is_nan() {
                 f64::NEG_INFINITY
             } else {
                 cheap
@@ -1257,6 +1244,29 @@ impl SweptVolumeMonitor {
         Ok(points)
     }
 
+    /// The certified gap between `ball` (around the pair's first member)
+    /// and its second member: an obstacle's ball and bounding box (grown by
+    /// its radius), whichever is farther; a link's or moving volume's reach
+    /// ball (`reach`) or the ball of its volume formed this cycle.
+    #[inline(always)]
+    fn gap_to_other(&self, p: &PairState, ball: (DVec3, f64), reach: bool) -> f64 {
+        let obstacle = |ob: (DVec3, f64), bbox| ball_gap(ball, ob).max(ball_box_gap(ball, bbox));
+        match (p.key_b, p.pair) {
+            (Some(k), _) => {
+                let kb = &self.keys[k];
+                match kb.source {
+                    KeySource::Obstacle { .. } => obstacle(kb.ball, kb.bbox),
+                    _ if reach => ball_gap(ball, kb.reach),
+                    _ => ball_gap(ball, kb.ball),
+                }
+            }
+            (None, MonitorPair::LinkObstacle(_, o)) => {
+                obstacle(self.obstacle_balls[o], self.obstacle_boxes[o])
+            }
+            (None, _) => f64::NEG_INFINITY,
+        }
+    }
+
     /// Takes pair `i`'s volume bounds into its bound, its two volumes
     /// formed this cycle: its last volume bound carried by both volumes'
     /// growth since (rounded so that it never rises; beyond GJK's range,
@@ -1266,24 +1276,14 @@ impl SweptVolumeMonitor {
         let p = &self.pairs[i];
         let ka = &self.keys[p.key_a];
         let mark_a = (ka.epoch, ka.total_growth);
-        let (mark_b, size_b, gap) = match (p.key_b, p.pair) {
+        let gap = self.gap_to_other(p, ka.ball, false);
+        let (mark_b, size_b) = match (p.key_b, p.pair) {
             (Some(k), _) => {
                 let kb = &self.keys[k];
-                let gap = match kb.source {
-                    KeySource::Obstacle { .. } => {
-                        ball_gap(ka.ball, kb.ball).max(ball_box_gap(ka.ball, kb.bbox))
-                    }
-                    _ => ball_gap(ka.ball, kb.ball),
-                };
-                ((kb.epoch, kb.total_growth), kb.magnitude, gap)
+                ((kb.epoch, kb.total_growth), kb.magnitude)
             }
-            (None, MonitorPair::LinkObstacle(_, o)) => (
-                (0, 0.0),
-                self.obstacle_magnitudes[o],
-                ball_gap(ka.ball, self.obstacle_balls[o])
-                    .max(ball_box_gap(ka.ball, self.obstacle_boxes[o])),
-            ),
-            (None, _) => ((0, 0.0), f64::INFINITY, f64::NEG_INFINITY),
+            (None, MonitorPair::LinkObstacle(_, o)) => ((0, 0.0), self.obstacle_magnitudes[o]),
+            (None, _) => ((0, 0.0), f64::INFINITY),
         };
         // The growth since a mark: unknown in another epoch; the totals
         // were rounded up, their difference is too.
