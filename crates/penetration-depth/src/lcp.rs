@@ -8,9 +8,10 @@
 //! ```
 //!
 //! for a symmetric positive (semi-)definite `A`. In M5 eq. 30,
-//! `A = C′ H⁻¹ C′ᵀ` and `b = C′ X_c`, so `w = C′ (X* − X_c)` with
-//! `X* = H⁻¹ C′ᵀ λ`: `w ≥ 0` is the linearised non-penetration of every
-//! contact row, and a contact pushes (`λ > 0`) only where it is active.
+//! `A = C′ H⁻¹ C′ᵀ` and `b = C′ X_c − g` (`g` the contacts' distances), so
+//! `w = g + C′ (X* − X_c)` with `X* = H⁻¹ C′ᵀ λ`: `w ≥ 0` is the
+//! linearised non-penetration of every contact row, and a contact pushes
+//! (`λ > 0`) only where it is active.
 //!
 //! **Why PGS.** The problems are small (one row per contact), `A` is
 //! dense, and warm starts from the previous iteration are close: one

@@ -56,10 +56,14 @@
 //! 3. **Constrained optimisation on the linearised local contact space**
 //!    (eq. 6–12, 22–30): every triangle pair within the contact tolerance
 //!    gives a row `nᵀ (J_a − J_b) T` of `C′` (point Jacobians, the link's
-//!    separating normal, and `T = ∂tangent/∂X`), and
-//!    `min ½ XᵀHX  s.t.  C′(X − X_c) ≥ 0` is solved through its LCP
-//!    `C′H⁻¹C′ᵀ λ − C′X_c ≥ 0, λ ≥ 0, complementarity` by projected
-//!    Gauss–Seidel, `X* = H⁻¹C′ᵀλ`. The step is shortened to keep the
+//!    separating normal, and `T = ∂tangent/∂X`) and its distance `g`, and
+//!    `min ½ XᵀHX  s.t.  g + C′(X − X_c) ≥ 0` (each pair's distance to
+//!    first order; M5 eq. 9 takes `g = 0`) is solved through its LCP
+//!    `C′H⁻¹C′ᵀ λ − (C′X_c − g) ≥ 0, λ ≥ 0, complementarity` by projected
+//!    Gauss–Seidel, `X* = H⁻¹C′ᵀλ`. Counting the distances lets a step
+//!    close the gaps of pairs that are near but not touching, which a
+//!    contact tolerance wide against the features' size (bumpy surfaces)
+//!    would otherwise hold as walls. The step is shortened to keep the
 //!    quaternions unit and `|2 sin(Δ/2)| ≤ 2` (the paper's weight `w`),
 //!    and joint limits are kept by truncation.
 //! 4. **Re-projection**: a free result moves straight towards `q_in` until
@@ -103,7 +107,7 @@ pub struct PdOptions {
     /// Most constrained-optimisation iterations. Default 12.
     pub max_iterations: usize,
     /// The iteration stops when the norm decreases by less than this
-    /// fraction. Default `1e-4`.
+    /// fraction. Default `1e-3`.
     pub min_improvement: f64,
     /// Test the model's links against each other. Default `true`.
     pub self_collision: bool,
@@ -165,7 +169,7 @@ impl Default for PdOptions {
             distance_threshold: 1e-3,
             contact_tolerance: None,
             max_iterations: 12,
-            min_improvement: 1e-4,
+            min_improvement: 1e-3,
             self_collision: true,
             skip_adjacent: true,
             perturbation_range: PI,
@@ -2064,7 +2068,8 @@ impl<'a> PdSolver<'a> {
             }
         }
         // H⁻¹C′ᵀ, stored by contact (row `r` is column `r` of the
-        // nx × m matrix), A = C′H⁻¹C′ᵀ, b = C′X_c.
+        // nx × m matrix), A = C′H⁻¹C′ᵀ, b = C′X_c − g (g the pairs'
+        // distances: each row is its pair's distance to first order).
         let mut hc = vec![0.0; m * nx];
         for (cp_row, hc_row) in cp.chunks_exact(nx).zip(hc.chunks_exact_mut(nx)) {
             frame.apply_h_inverse(cp_row, hc_row);
@@ -2078,7 +2083,10 @@ impl<'a> PdSolver<'a> {
         let mut x_c = vec![0.0; nx];
         frame.to_x(q_c, &mut x_c)?;
         let b: Vec<f64> = (0..m)
-            .map(|r| (0..nx).map(|j| cp[r * nx + j] * x_c[j]).sum())
+            .zip(contacts)
+            .map(|(r, contact)| {
+                (0..nx).map(|j| cp[r * nx + j] * x_c[j]).sum::<f64>() - contact.distance.max(0.0)
+            })
             .collect();
         let mut lambda = vec![0.0; m];
         let report = solve_pgs(&a, &b, &mut lambda, &self.options.pgs);
@@ -2273,6 +2281,67 @@ mod tests {
         .unwrap();
         let base = Some(cuboid(DVec3::splat(0.2), DVec3::ZERO));
         ArticulatedBody::new("arm", tree, vec![base, link(0.4), link(0.3), link(0.25)]).unwrap()
+    }
+
+    /// The linearised contact space counts each pair's distance: a
+    /// floating cube held a little above a slab (within the contact
+    /// tolerance, and shifted sideways) steps to where the face pairs'
+    /// distances reach zero to first order, straight above the input, not
+    /// to the height it already has. With every near pair held as touching
+    /// (M5's `g = 0`) the step would keep the gap, and the test fails.
+    #[test]
+    fn a_step_closes_the_gaps_of_near_pairs() {
+        let tree = KinematicTree::new(vec![
+            LinkSpec::new("cube", None).with_joint(Joint::new("free", JointType::Floating)),
+        ])
+        .unwrap();
+        let body = ArticulatedBody::new(
+            "cube",
+            tree,
+            vec![Some(cuboid(DVec3::splat(0.2), DVec3::ZERO))],
+        )
+        .unwrap();
+        let slab = Obstacle::fixed(
+            "slab",
+            cuboid(DVec3::new(4.0, 4.0, 1.0), DVec3::ZERO),
+            DAffine3::from_translation(DVec3::new(0.0, 0.0, -0.5)),
+        )
+        .unwrap();
+        let obstacles = [slab];
+        let disabled = DisabledPairs::new();
+        let options = PdOptions::default();
+        let gap = 0.5 * options.tolerance();
+        let mut solver = PdSolver::new(&body, &obstacles, &disabled, &options).unwrap();
+        // The input is 5 cm deep; the contact configuration `gap` above
+        // the slab and 0.1 aside.
+        let q_in = [0.0, 0.0, 0.05, 0.0, 0.0, 0.0, 1.0];
+        let q_c = [0.1, 0.0, 0.1 + gap, 0.0, 0.0, 0.0, 1.0];
+        let frame = solver.norm.around(&q_in).unwrap();
+        let mut contacts = Vec::new();
+        solver
+            .checker
+            .nearest_contacts(
+                &q_c,
+                options.tolerance(),
+                options.max_contacts,
+                &mut contacts,
+                &mut solver.check_ws,
+            )
+            .unwrap();
+        assert!(!contacts.is_empty());
+        assert!(
+            contacts.iter().all(|c| (c.distance - gap).abs() < 1e-9),
+            "the face pairs are {gap} apart"
+        );
+        let mut stats = PdStats::default();
+        let step = solver
+            .optimise(&frame, &q_c, &contacts, &mut stats)
+            .unwrap()
+            .expect("a step");
+        let mut q = vec![0.0; q_c.len()];
+        let q = step.at(&frame, solver.tree(), 1.0, &mut q).unwrap();
+        assert!(q[0].abs() < 1e-6, "x back over the input: {q:?}");
+        assert!((q[2] - 0.1).abs() < 1e-6, "z at the slab's top: {q:?}");
     }
 
     /// A wrong record (a colliding pair of links answered apart) is caught
