@@ -26,9 +26,10 @@
 //!    Each candidate is ranked by the norm where its straight move towards
 //!    `q_in` meets the contact space (bisection from the colliding end
 //!    back, to 1/256 of the remaining way). Around the best translation,
-//!    rings of eight directions at 0.3, 0.1 and 0.03 rad are ranked too,
-//!    each ring centred on the best so far (M5's maximally-clear choice,
-//!    refined by sampling). Only the two best and the best direction
+//!    rings of eight directions at 0.3 and 0.1 rad are ranked too, each
+//!    ring centred on the best so far (M5's maximally-clear choice,
+//!    refined by sampling; finer than that, the ranking's own precision
+//!    decides, and the constrained optimisation turns the direction). Only the two best and the best direction
 //!    matter, so the searches advance a step at a time, the one with the
 //!    least lower bound on its value first: along a segment whose joints
 //!    all shrink at least linearly towards `q_in` (translations, revolute
@@ -745,8 +746,11 @@ const NEAR_TRAVEL: f64 = 16.0;
 const LINE_SEARCH: usize = 3;
 
 /// The angles (radians) of the rings of directions around the best
-/// constrained translation, and the directions per ring.
-const REFINE_ANGLES: [f64; 3] = [0.3, 0.1, 0.03];
+/// constrained translation, and the directions per ring. A third ring at
+/// 0.03 rad chose between values closer than the ranking resolves (the
+/// contact tolerance); it cost 15–20 % of the discrete checks for no
+/// better norm on the benchmark suite.
+const REFINE_ANGLES: [f64; 2] = [0.3, 0.1];
 const REFINE_RING: usize = 8;
 
 /// Most passes of the greedy optimisation.
