@@ -1033,6 +1033,9 @@ impl<'a> PdSolver<'a> {
         // `LINE_SEARCH` tries).
         let mut iterations = 0;
         let mut contacts = Vec::new();
+        // Whether `contacts` holds every contact at `q_c` (the last
+        // nearest-contact query there was not cut at its limit).
+        let mut complete = false;
         let keep = 1.0 - self.options.min_improvement;
         let target = |sigma: f64| sigma * keep;
         for _ in 0..self.options.max_iterations {
@@ -1044,6 +1047,7 @@ impl<'a> PdSolver<'a> {
                 &mut contacts,
                 &mut self.check_ws,
             )?;
+            complete = contacts.len() < self.options.max_contacts;
             let step = self.optimise(&frame, &q_c, &contacts, &mut stats)?;
             stats.optimisation_time += started.elapsed();
             let Some(step) = step else { break };
@@ -1078,14 +1082,19 @@ impl<'a> PdSolver<'a> {
             let Some((s2, q2)) = accepted else { break };
             sigma = s2;
             q_c = q2;
+            complete = false;
             iterations += 1;
         }
-        self.checker.contacts(
-            &q_c,
-            self.options.tolerance(),
-            &mut contacts,
-            &mut self.check_ws,
-        )?;
+        // The nearest contacts at the answer, when not cut at their limit,
+        // are all of them, in `contacts`' order.
+        if !complete {
+            self.checker.contacts(
+                &q_c,
+                self.options.tolerance(),
+                &mut contacts,
+                &mut self.check_ws,
+            )?;
+        }
         let distance = self.distance(&q_c)?;
         self.last = Some(q_c.clone());
         Ok(PdReport {

@@ -381,6 +381,18 @@ fn answers_hold_the_contract(projection: Projection, samples: usize) {
             "q = {q:?}: the answer is {d} from contact (tolerance {})",
             options.tolerance()
         );
+        // The report's contacts are every contact at the answer, in the
+        // checker's order.
+        let mut all = Vec::new();
+        checker
+            .contacts(
+                &report.configuration,
+                options.tolerance(),
+                &mut all,
+                &mut ws,
+            )
+            .unwrap();
+        assert_eq!(report.contacts, all, "q = {q:?}: the report's contacts");
         let frame = solver.norm().around(&q).unwrap();
         assert!(
             (frame.norm(&report.configuration).unwrap() - report.value).abs()
