@@ -7,7 +7,9 @@
 //! contact, within the limits); a violation prints `CONTRACT VIOLATION`.
 //! `PD_REVERSE=n` and `PD_ITER=n` override the reverse samples and the
 //! iteration limit; `PD_NO_REUSE=1` tests every pair at every discrete
-//! check ([`armature::PdOptions::reuse_apart_pairs`] off), and
+//! check ([`armature::PdOptions::reuse_apart_pairs`] off), `PD_PGS=1`
+//! solves each step's LCP by projected Gauss–Seidel instead of the
+//! active-set method, and
 //! `PD_ANSWERS=1` prints each answer's value and configuration bit for bit
 //! (to compare two settings or builds).
 
@@ -35,6 +37,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     if std::env::var_os("PD_NO_REUSE").is_some() {
         options.reuse_apart_pairs = false;
+    }
+    if std::env::var_os("PD_PGS").is_some() {
+        options.lcp = armature::pd::lcp::LcpSolver::Pgs;
     }
     let answers = std::env::var_os("PD_ANSWERS").is_some();
     let mut solver = armature::pd::PdSolver::new(
@@ -91,7 +96,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             println!("answer {:?} {:x} {bits:x?}", r.status, r.value.to_bits());
         }
         println!(
-            "{:8.3} ms  {:?} σ {:.3e} it {} cand {} ccd {} checks {} rows {} sel {:.1} proj {:.1} opt {:.1}",
+            "{:8.3} ms  {:?} σ {:.6e} it {} cand {} ccd {} checks {} rows {} pivots {} sweeps {} sel {:.1} proj {:.1} opt {:.1}",
             ms,
             r.status,
             r.value,
@@ -100,6 +105,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             r.stats.ccd_calls,
             r.stats.discrete_checks,
             r.stats.contact_rows,
+            r.stats.lcp_pivots,
+            r.stats.pgs_iterations,
             r.stats.selection_time.as_secs_f64() * 1e3,
             r.stats.projection_time.as_secs_f64() * 1e3,
             r.stats.optimisation_time.as_secs_f64() * 1e3,

@@ -11,7 +11,8 @@
 //!   coherence, successive perturbation, constrained translation),
 //!   contact-space projection (CCDg, the greedy pass, reverse projection),
 //!   constrained optimisation on the linearised local contact space as an
-//!   LCP solved by projected Gauss–Seidel ([`lcp`]), re-projection, and
+//!   LCP solved by a dual active-set method or M5's projected
+//!   Gauss–Seidel ([`lcp`]), re-projection, and
 //!   iteration until σ stops decreasing, within joint limits.
 //! - *Guarantee*: the returned configuration is collision-free by the
 //!   discrete test ([`Checker`], checked before returning), within the

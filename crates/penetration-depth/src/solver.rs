@@ -61,8 +61,11 @@
 //!    separating normal, and `T = ∂tangent/∂X`) and its distance `g`, and
 //!    `min ½ XᵀHX  s.t.  g + C′(X − X_c) ≥ 0` (each pair's distance to
 //!    first order; M5 eq. 9 takes `g = 0`) is solved through its LCP
-//!    `C′H⁻¹C′ᵀ λ − (C′X_c − g) ≥ 0, λ ≥ 0, complementarity` by projected
-//!    Gauss–Seidel, `X* = H⁻¹C′ᵀλ`. Counting the distances lets a step
+//!    `C′H⁻¹C′ᵀ λ − (C′X_c − g) ≥ 0, λ ≥ 0, complementarity`,
+//!    `X* = H⁻¹C′ᵀλ`, by the dual active-set method of
+//!    [`solve_active_set`] (exact up to rounding; M5's projected
+//!    Gauss–Seidel, [`LcpSolver::Pgs`], creeps on these rank-deficient
+//!    matrices). Counting the distances lets a step
 //!    close the gaps of pairs that are near but not touching, which a
 //!    contact tolerance wide against the features' size (bumpy surfaces)
 //!    would otherwise hold as walls. The step is shortened to keep the
@@ -92,7 +95,7 @@ use glam::{DQuat, DVec3};
 
 use crate::PdError;
 use crate::contact::{CheckWorkspace, Checker, ContactPoint};
-use crate::lcp::{PgsOptions, solve_pgs};
+use crate::lcp::{LcpSolver, PgsOptions, solve_active_set, solve_pgs};
 use crate::norm::{NormFrame, ObjectNorm};
 
 /// Options of the [`PdSolver`].
@@ -145,7 +148,12 @@ pub struct PdOptions {
     /// How a projection finds the contact between a free and a colliding
     /// configuration. Default [`Projection::Bisection`].
     pub projection: Projection,
-    /// The LCP solver's options.
+    /// The method that solves each step's LCP. Default
+    /// [`LcpSolver::ActiveSet`].
+    pub lcp: LcpSolver,
+    /// Projected Gauss–Seidel's options ([`LcpSolver::Pgs`], and the
+    /// finish of an active-set solve that did not converge); their
+    /// tolerance is the active-set method's too.
     pub pgs: PgsOptions,
     /// Conservative advancement's iteration budget per pair.
     pub max_ca_iterations_per_pair: usize,
@@ -181,6 +189,7 @@ impl Default for PdOptions {
             full_reprojection: false,
             max_contacts: 96,
             projection: Projection::Bisection,
+            lcp: LcpSolver::ActiveSet,
             pgs: PgsOptions::default(),
             max_ca_iterations_per_pair: CcdOptions::default().max_ca_iterations_per_pair,
             exhaustive_ranking: false,
@@ -342,6 +351,8 @@ pub struct PdStats {
     pub contact_rows: usize,
     /// Projected Gauss–Seidel sweeps over all iterations.
     pub pgs_iterations: usize,
+    /// Active-set pivots over all iterations.
+    pub lcp_pivots: usize,
     /// The norm after the first projection (before optimisation).
     pub projected_value: f64,
     /// Time selecting free configurations.
@@ -2116,8 +2127,18 @@ impl<'a> PdSolver<'a> {
             })
             .collect();
         let mut lambda = vec![0.0; m];
-        let report = solve_pgs(&a, &b, &mut lambda, &self.options.pgs);
-        stats.pgs_iterations += report.iterations;
+        let polish = match self.options.lcp {
+            LcpSolver::ActiveSet => {
+                let report = solve_active_set(&a, &b, &mut lambda, self.options.pgs.tolerance);
+                stats.lcp_pivots += report.pivots;
+                !report.converged
+            }
+            LcpSolver::Pgs => true,
+        };
+        if polish {
+            let report = solve_pgs(&a, &b, &mut lambda, &self.options.pgs);
+            stats.pgs_iterations += report.iterations;
+        }
         let x_star: Vec<f64> = (0..nx)
             .map(|j| (0..m).map(|r| hc[r * nx + j] * lambda[r]).sum())
             .collect();

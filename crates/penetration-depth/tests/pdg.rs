@@ -10,6 +10,7 @@ use std::sync::Arc;
 use armature_bvh_geometry::{ArticulatedBody, DisabledPairs, Obstacle, Tessellation, TriMesh};
 use armature_conservative_advance::Other;
 use armature_kinematics::{Joint, JointType, KinematicTree, LinkSpec};
+use armature_penetration_depth::lcp::LcpSolver;
 use armature_penetration_depth::{
     CheckWorkspace, Checker, PdError, PdOptions, PdSolver, PdStatus, Projection,
 };
@@ -340,21 +341,28 @@ fn arm_config(rng: &mut Rng, reach: f64) -> Vec<f64> {
 /// by `t` has norm `|t|²`).
 #[test]
 fn answers_are_free_in_contact_and_below_the_translational_depth() {
-    answers_hold_the_contract(Projection::Bisection, 12);
+    answers_hold_the_contract(Projection::Bisection, LcpSolver::ActiveSet, 12);
 }
 
 /// The same contract with projections by conservative advancement.
 #[test]
 fn continuous_projections_keep_the_contract_too() {
-    answers_hold_the_contract(Projection::ContinuousCollision, 6);
+    answers_hold_the_contract(Projection::ContinuousCollision, LcpSolver::ActiveSet, 6);
 }
 
-fn answers_hold_the_contract(projection: Projection, samples: usize) {
+/// The same contract with M5's projected Gauss–Seidel for the LCPs.
+#[test]
+fn gauss_seidel_steps_keep_the_contract_too() {
+    answers_hold_the_contract(Projection::Bisection, LcpSolver::Pgs, 12);
+}
+
+fn answers_hold_the_contract(projection: Projection, lcp: LcpSolver, samples: usize) {
     let body = arm();
     let obstacles = boxes();
-    let options = PdOptions::default()
+    let mut options = PdOptions::default()
         .with_distance_threshold(1e-4)
         .with_projection(projection);
+    options.lcp = lcp;
     let mut solver = PdSolver::new(&body, &obstacles, &DisabledPairs::new(), &options).unwrap();
     let checker = Checker::new(&body, &obstacles, &DisabledPairs::new(), true, true).unwrap();
     let mut ws = CheckWorkspace::new();
