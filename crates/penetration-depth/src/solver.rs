@@ -1968,13 +1968,14 @@ impl<'a> PdSolver<'a> {
         let m = 0.5 * (s.lo + s.hi);
         s.motion.config_at(tree, m, &mut s.mid)?;
         stats.discrete_checks += 1;
-        // A ranking keeps only where the search ends, not the pair: the
-        // pair seen at the colliding end is tried first. A projection
-        // reports the first overlapping pair in order (its links stop).
-        let first = (s.coarse > 0.0).then_some(s.hit);
+        // The pair seen at the colliding end likely overlaps again: it is
+        // tried first (a triangle test where its last meeting pair still
+        // meets), and the pairs before it in order are then not tested.
+        // A projection stops the links of whichever overlapping pair it
+        // ends with: any of them is a contact of the segment.
         let found = self.checker.first_overlap_from(
             &s.mid,
-            first,
+            Some(s.hit),
             |l, o| s.wanted(tree, l, o),
             &mut self.check_ws,
         )?;
