@@ -924,15 +924,17 @@ impl<'a> PdSolver<'a> {
     ) -> Result<PdReport, PdError> {
         self.check_ws
             .set_reuse_apart_pairs(self.options.reuse_apart_pairs);
-        let mut report = self.solve(q_in, hint)?;
-        if !self.options.reuse_apart_pairs || report.status == PdStatus::NoFreeConfiguration {
+        let mut report = self.solve(q_in, hint, false)?;
+        if report.status == PdStatus::NoFreeConfiguration {
             return Ok(report);
         }
         // The answer's configuration is confirmed free by a check of every
-        // pair: a pair answered from a record was tested at the same
+        // pair. A pair answered from a record was tested at the same
         // relative pose computed from other world poses, which may round
-        // differently. Where they disagree, the query runs again testing
-        // every pair.
+        // differently; and a step's re-projection is taken as free
+        // without a check of its own (the free end of its search). Where
+        // the confirmation fails, the query runs again testing every pair
+        // and checking every step.
         self.check_ws.set_reuse_apart_pairs(false);
         let confirmed = self
             .checker
@@ -940,18 +942,27 @@ impl<'a> PdSolver<'a> {
             .and_then(|collides| {
                 report.stats.discrete_checks += 1;
                 if collides {
-                    self.solve(q_in, hint)
+                    self.solve(q_in, hint, true)
                 } else {
                     Ok(report)
                 }
             });
-        self.check_ws.set_reuse_apart_pairs(true);
+        self.check_ws
+            .set_reuse_apart_pairs(self.options.reuse_apart_pairs);
         confirmed
     }
 
     /// [`PdSolver::penetration_depth_from`] with the workspace's pair
-    /// records as they are set.
-    fn solve(&mut self, q_in: &[f64], hint: Option<&[f64]>) -> Result<PdReport, PdError> {
+    /// records as they are set. A step's re-projection ends at a free
+    /// configuration by construction (the free end of a search); with
+    /// `careful`, each is confirmed by a discrete check before it is
+    /// taken (the run after a failed confirmation of the answer).
+    fn solve(
+        &mut self,
+        q_in: &[f64],
+        hint: Option<&[f64]>,
+        careful: bool,
+    ) -> Result<PdReport, PdError> {
         let tree = self.tree();
         tree.validate_config(q_in)?;
         if let Some(h) = hint {
@@ -1083,11 +1094,14 @@ impl<'a> PdSolver<'a> {
                 stats.projection_time += started.elapsed();
                 let s2 = frame.norm(&q2)?;
                 if s2 < target(sigma) {
-                    stats.discrete_checks += 1;
-                    if !self.checker.collides(&q2, &mut self.check_ws)? {
-                        accepted = Some((s2, q2));
-                        break;
+                    if careful {
+                        stats.discrete_checks += 1;
+                        if self.checker.collides(&q2, &mut self.check_ws)? {
+                            continue;
+                        }
                     }
+                    accepted = Some((s2, q2));
+                    break;
                 }
             }
             let Some((s2, q2)) = accepted else { break };
@@ -2393,6 +2407,61 @@ mod tests {
         assert!((q[2] - 0.1).abs() < 1e-6, "z at the slab's top: {q:?}");
     }
 
+    /// A step's re-projection ends at the free end of its search, so
+    /// checking each before it is taken (`careful`, the run after a failed
+    /// confirmation) changes no answer: self-collision and a slab the arm
+    /// folds through, answers equal bit for bit.
+    #[test]
+    fn re_projections_are_free_without_their_own_check() {
+        let body = arm();
+        let slab = Obstacle::fixed(
+            "slab",
+            cuboid(DVec3::new(2.0, 2.0, 0.1), DVec3::new(0.6, 0.0, 0.0)),
+            DAffine3::from_translation(DVec3::new(0.0, 0.0, 0.05)),
+        )
+        .unwrap();
+        let obstacles = [slab];
+        let disabled = DisabledPairs::new();
+        let options = PdOptions::default().with_distance_threshold(1e-4);
+        let mut solver = PdSolver::new(&body, &obstacles, &disabled, &options).unwrap();
+        let checker = Checker::new(&body, &obstacles, &disabled, true, true).unwrap();
+        let mut ws = CheckWorkspace::new();
+        let (mut done, mut steps) = (0, 0);
+        for k in 0..200 {
+            let t = f64::from(k);
+            let q = [
+                0.0,
+                0.0,
+                0.1 * (t * 0.51).sin(),
+                0.0,
+                0.0,
+                0.0,
+                1.0,
+                (t * 0.37).sin() * 2.4,
+                2.2 * (t * 0.73).sin(),
+                2.2 * (t * 1.31).cos(),
+            ];
+            if !checker.collides(&q, &mut ws).unwrap() {
+                continue;
+            }
+            done += 1;
+            let a = solver.solve(&q, None, false).unwrap();
+            solver.clear_coherence();
+            let b = solver.solve(&q, None, true).unwrap();
+            solver.clear_coherence();
+            assert_eq!(a.status, b.status, "q = {q:?}");
+            assert_eq!(a.value.to_bits(), b.value.to_bits(), "q = {q:?}");
+            assert_eq!(a.configuration, b.configuration, "q = {q:?}");
+            assert_eq!(a.iterations, b.iterations, "q = {q:?}");
+            steps += a.iterations;
+            if done == 16 {
+                break;
+            }
+        }
+        assert_eq!(done, 16, "too few colliding inputs");
+        assert!(steps > 0, "no step was taken");
+    }
+
     /// A wrong record (a colliding pair of links answered apart) is caught
     /// by the confirming check: the query runs again without records and
     /// answers as a solver that never uses them, bit for bit; and on some
@@ -2432,7 +2501,7 @@ mod tests {
             done += 1;
             lying.check_ws.misreport_link_pairs = true;
             lying.check_ws.set_reuse_apart_pairs(true);
-            let first = lying.solve(&q, None).unwrap();
+            let first = lying.solve(&q, None, false).unwrap();
             lying.clear_coherence();
             if checker.collides(&first.configuration, &mut ws).unwrap() {
                 caught += 1;
