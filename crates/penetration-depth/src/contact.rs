@@ -25,9 +25,9 @@
 //! each pair of links is tested once instead of at every step.
 
 use armature_bvh_geometry::query::{
-    CollideMode, CollideWorkspace, DistanceVolume, DistanceWorkspace, MeshObject, capped_distance,
-    closest_points_triangle_triangle, collide, collide_below, contains_part, distance,
-    relative_pose, triangle_pair_intersects, within_distance,
+    CollideMode, CollideWorkspace, DistanceVolume, DistanceWorkspace, MeshObject, apart_beyond_rss,
+    capped_distance, closest_points_triangle_triangle, collide, collide_below, contains_part,
+    distance, relative_pose, triangle_pair_intersects, within_distance,
 };
 use armature_bvh_geometry::{
     Aabb, ArticulatedBody, BvhVolume, DisabledPairs, DynamicHierarchyOptions, LinkGeometry,
@@ -803,13 +803,13 @@ fn pair_contacts(
     while let Some([i, j]) = stack.pop() {
         let (ni, nj) = (&na[i as usize], &nb[j as usize]);
         let vb: Rss = nj.bv.transform_rigid(&map);
-        // Cheap certified bounds first: the contacts come from the
-        // triangles, so pruning by any certified lower bound finds the
-        // same ones.
+        // Cheap certified bounds first, then the thresholded test (the
+        // exact bound only where the cheap ones cannot tell): the contacts
+        // come from the triangles, so pruning by any certified lower bound
+        // finds the same ones.
         let reach = nearest.reach();
-        if ni.bv.distance_bounds(&vb, reach).0 > reach
-            || ni.bv.near_distance_lower_bound(&vb) > reach
-        {
+        let (lower, upper) = ni.bv.distance_bounds(&vb, reach);
+        if lower > reach || (upper > reach && apart_beyond_rss(&ni.bv, &vb, reach)) {
             continue;
         }
         match (ni.children(), nj.children()) {

@@ -115,7 +115,9 @@ pub use mesh_mesh_distance::{
 pub use obb_obb::{OBB_SAT_EPSILON, OBB_SAT_MARGIN, overlap_obb_obb};
 pub use point_segment::{closest_point_segment, distance_point_segment};
 pub use point_triangle::{closest_point_triangle, distance_point_triangle};
-pub use rss_rss::{closest_points_rectangle_rectangle, distance_bounds_rss_rss, distance_rss_rss};
+pub use rss_rss::{
+    apart_beyond_rss, closest_points_rectangle_rectangle, distance_bounds_rss_rss, distance_rss_rss,
+};
 pub use segment_segment::{closest_points_segment_segment, distance_segment_segment};
 pub use segment_triangle::{closest_points_segment_triangle, distance_segment_triangle};
 pub use sphere_sphere::distance_sphere_sphere;

@@ -287,6 +287,29 @@ fn kept_direction(a: &Rss, b: &Rss, v: DVec3, upper: f64) -> Option<(DVec3, f64)
 /// kept (relative).
 const APPROX_SLACK: f64 = 0.05;
 
+/// Whether two swept rectangles are certainly more than `threshold`
+/// apart, certified as [`distance_rss_rss`] (`true` only when that bound
+/// exceeds `threshold`, up to its rounding allowance), cheaper where the
+/// answer is plain: `false` at once when the points of [`projected_pair`]
+/// are within `threshold` (no certified bound can exceed their
+/// distance), `true` when the gap along their direction exceeds it, and
+/// only otherwise the exact bound. A pruning test for a fixed reach, where
+/// [`near_distance_lower_bound_rss`] would compute a bound close to the
+/// distance. NaN input is never apart.
+#[must_use]
+pub fn apart_beyond_rss(a: &Rss, b: &Rss, threshold: f64) -> bool {
+    let (v, upper) = projected_pair(a, b);
+    if !(upper > threshold) {
+        return false;
+    }
+    if let Some(n) = v.try_normalize()
+        && slab_gap_rss(a, b, n).1 > threshold
+    {
+        return true;
+    }
+    distance_rss_rss(a, b) > threshold
+}
+
 /// Rounds of alternating projections in [`projected_pair`].
 const SEPARATION_ROUNDS: usize = 4;
 
@@ -580,6 +603,37 @@ mod separation_tests {
                 "bound {near} for a distance {}",
                 distance_rss_rss(&a, &b)
             );
+        }
+
+        /// The thresholded test: `true` only for shapes farther apart
+        /// than the threshold (by sampled points and by the rectangles'
+        /// exact closest points), and `true` for every
+        /// pair whose exact bound exceeds the threshold by a margin.
+        #[test]
+        fn apart_beyond_is_certified_and_complete(
+            a in rss(),
+            b in rss(),
+            near in 0.0..1.0_f64,
+            factor in 0.8..1.2_f64,
+        ) {
+            let radii = a.radius + b.radius;
+            let tol = 1e-12 * (1.0 + pair_scale(&a, &b));
+            let sampled = samples(&a)
+                .iter()
+                .flat_map(|p| samples(&b).into_iter().map(move |q| p.distance(q)))
+                .fold(f64::INFINITY, f64::min)
+                - radii;
+            let exact = closest_points_rectangle_rectangle(&a, &b).distance - radii;
+            // Mostly near the distance, where a loose test would err.
+            let threshold = if near < 0.8 { exact.max(0.0) * factor } else { 0.5 * near };
+            let apart = apart_beyond_rss(&a, &b, threshold);
+            if apart {
+                prop_assert!(sampled > threshold - tol, "apart beyond {threshold}, sampled {sampled}");
+                prop_assert!(exact > threshold - tol, "apart beyond {threshold}, distance {exact}");
+            }
+            if distance_rss_rss(&a, &b) > threshold + tol {
+                prop_assert!(apart, "not apart beyond {threshold} at {}", distance_rss_rss(&a, &b));
+            }
         }
     }
 }
