@@ -1120,7 +1120,12 @@ impl<'a> PdSolver<'a> {
                 &mut self.check_ws,
             )?;
         }
-        let distance = self.distance(&q_c)?;
+        // Every pair within the tolerance is among the contacts, closest
+        // first: the nearest is the answer's distance.
+        let distance = match contacts.first() {
+            Some(c) => c.distance,
+            None => self.distance(&q_c)?,
+        };
         self.last = Some(q_c.clone());
         Ok(PdReport {
             status: PdStatus::Separated,

@@ -389,6 +389,12 @@ fn answers_hold_the_contract(projection: Projection, lcp: LcpSolver, samples: us
             "q = {q:?}: the answer is {d} from contact (tolerance {})",
             options.tolerance()
         );
+        // The report's distance is the answer's (its nearest contact's).
+        assert!(
+            (report.distance - d).abs() <= 1e-12 * (1.0 + d),
+            "q = {q:?}: reported distance {} against {d}",
+            report.distance
+        );
         // The report's contacts are every contact at the answer, in the
         // checker's order.
         let mut all = Vec::new();
