@@ -754,13 +754,14 @@ const RANKING_TRAVEL: f64 = 1.0 / 256.0;
 /// way round.
 const FAR_REVERSE: usize = 12;
 
-/// Reverse samples of the ranking's searches: the nearest `1/32` of the
-/// way from the target. Twelve, as a projection's first move takes, found
-/// the same answers bit for bit on the benchmark suite (and 50 other Puma
-/// and hand queries) for about 1.45 times the discrete checks: the
-/// ranking needs the contact's place to `1/256` of the way, which
-/// bisection from a wider bracket gives as well.
-const RANK_REVERSE: usize = 6;
+/// Reverse samples of the ranking's searches: the nearest `1/8` of the
+/// way from the target. Twelve, as a projection's first move takes, and
+/// six found the same answers bit for bit on the benchmark suite (and 90
+/// other Puma and hand queries) for about 1.45 and 1.1 times the
+/// discrete checks: the ranking needs the contact's place to `1/256` of
+/// the way, which bisection from a wider bracket gives as well. Three
+/// did too; two changed a rigid answer.
+const RANK_REVERSE: usize = 4;
 
 /// Within this many half contact tolerances of travel, a bisection tests
 /// whether its free end is already in contact.
