@@ -183,10 +183,7 @@ pub struct PgsReport {
 /// If `a.len() != n²` or `b.len() != n`.
 pub fn solve_pgs(a: &[f64], b: &[f64], lambda: &mut [f64], options: &PgsOptions) -> PgsReport {
     let n = lambda.len();
-    assert_eq!(a.len(), n * n, "matrix length");
-    assert_eq!(b.len(), n, "right-hand side length");
-    let max_diagonal = (0..n).map(|i| a[i * n + i]).fold(0.0, f64::max);
-    let floor = REDUNDANT_DIAGONAL * max_diagonal;
+    let floor = redundancy_floor(a, b, n);
     let skipped = |i: usize| is_redundant(a[i * n + i], floor);
     let mut skipped_rows = 0;
     for (i, l) in lambda.iter_mut().enumerate() {
@@ -258,6 +255,18 @@ pub fn solve_pgs(a: &[f64], b: &[f64], lambda: &mut [f64], options: &PgsOptions)
     }
     report.residual = natural_residual(a, b, lambda, &active, floor, b_scale).0;
     report
+}
+
+/// The diagonal entry at or below which a row is redundant, for the
+/// `n × n` problem `(a, b)`.
+///
+/// # Panics
+/// If `a.len() != n²` or `b.len() != n`.
+fn redundancy_floor(a: &[f64], b: &[f64], n: usize) -> f64 {
+    assert_eq!(a.len(), n * n, "matrix length");
+    assert_eq!(b.len(), n, "right-hand side length");
+    let max_diagonal = (0..n).map(|i| a[i * n + i]).fold(0.0, f64::max);
+    REDUNDANT_DIAGONAL * max_diagonal
 }
 
 /// Indices of the pushing rows (no allocation up to 128 of them).
@@ -364,10 +373,7 @@ pub fn solve_active_set(
     tolerance: f64,
 ) -> ActiveSetReport {
     let n = lambda.len();
-    assert_eq!(a.len(), n * n, "matrix length");
-    assert_eq!(b.len(), n, "right-hand side length");
-    let max_diagonal = (0..n).map(|i| a[i * n + i]).fold(0.0, f64::max);
-    let floor = REDUNDANT_DIAGONAL * max_diagonal;
+    let floor = redundancy_floor(a, b, n);
     let skipped = |i: usize| is_redundant(a[i * n + i], floor);
     lambda.fill(0.0);
     let mut report = ActiveSetReport {

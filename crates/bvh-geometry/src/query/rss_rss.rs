@@ -559,6 +559,15 @@ mod separation_tests {
         out
     }
 
+    /// The least distance of the sampled points of two swept shapes.
+    fn sampled_distance(a: &Rss, b: &Rss) -> f64 {
+        samples(a)
+            .iter()
+            .flat_map(|p| samples(b).into_iter().map(move |q| p.distance(q)))
+            .fold(f64::INFINITY, f64::min)
+            - (a.radius + b.radius)
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(2000))]
 
@@ -575,11 +584,7 @@ mod separation_tests {
             let (n, g) = separation_rss(&a, &b, contact);
             let radii = a.radius + b.radius;
             let tol = 1e-12 * (1.0 + pair_scale(&a, &b));
-            let sampled = samples(&a)
-                .iter()
-                .flat_map(|p| samples(&b).into_iter().map(move |q| p.distance(q)))
-                .fold(f64::INFINITY, f64::min)
-                - radii;
+            let sampled = sampled_distance(&a, &b);
             prop_assert!(g <= sampled + tol, "gap {g} above a sampled distance {sampled}");
             let exact = closest_points_rectangle_rectangle(&a, &b).distance - radii;
             if g == f64::NEG_INFINITY {
@@ -618,11 +623,7 @@ mod separation_tests {
         ) {
             let radii = a.radius + b.radius;
             let tol = 1e-12 * (1.0 + pair_scale(&a, &b));
-            let sampled = samples(&a)
-                .iter()
-                .flat_map(|p| samples(&b).into_iter().map(move |q| p.distance(q)))
-                .fold(f64::INFINITY, f64::min)
-                - radii;
+            let sampled = sampled_distance(&a, &b);
             let exact = closest_points_rectangle_rectangle(&a, &b).distance - radii;
             // Mostly near the distance, where a loose test would err.
             let threshold = if near < 0.8 { exact.max(0.0) * factor } else { 0.5 * near };
