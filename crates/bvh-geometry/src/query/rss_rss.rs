@@ -288,14 +288,15 @@ fn kept_direction(a: &Rss, b: &Rss, v: DVec3, upper: f64) -> Option<(DVec3, f64)
 const APPROX_SLACK: f64 = 0.05;
 
 /// Whether two swept rectangles are certainly more than `threshold`
-/// apart, certified as [`distance_rss_rss`] (`true` only when that bound
-/// exceeds `threshold`, up to its rounding allowance), cheaper where the
-/// answer is plain: `false` at once when the points of [`projected_pair`]
-/// are within `threshold` (no certified bound can exceed their
-/// distance), `true` when the gap along their direction exceeds it, and
-/// only otherwise the exact bound. A pruning test for a fixed reach, where
-/// [`near_distance_lower_bound_rss`] would compute a bound close to the
-/// distance. NaN input is never apart.
+/// apart, certified as [`distance_rss_rss`] (`true` only when some
+/// certified bound exceeds `threshold`), cheaper where the answer is
+/// plain: `false` at once when the two rectangle points that a few rounds
+/// of alternating projections reach are within `threshold` of each other
+/// (no certified bound can exceed their distance), `true` when the gap
+/// along their direction exceeds it, and only otherwise the exact bound.
+/// A pruning test for a fixed reach, where a near distance bound would
+/// compute the exact distance whenever the cheap gap is not within 5 % of
+/// it. NaN input is never apart.
 #[must_use]
 pub fn apart_beyond_rss(a: &Rss, b: &Rss, threshold: f64) -> bool {
     let (v, upper) = projected_pair(a, b);
