@@ -204,10 +204,7 @@ pub fn solve_pgs(a: &[f64], b: &[f64], lambda: &mut [f64], options: &PgsOptions)
     // The rows pushing (`λⱼ > 0`), in increasing order: `(Aλ)ᵢ` sums
     // only their terms, in the dense sum's order (the others add exact
     // zeros), so a sweep costs `n` times the pushing rows, not `n²`.
-    let mut active: Active = (0..n)
-        .filter(|&j| lambda[j] > 0.0)
-        .map(|j| u32::try_from(j).unwrap_or(u32::MAX))
-        .collect();
+    let mut active = pushing_rows(lambda);
     let (residual, scale) = natural_residual(a, b, lambda, &active, floor, b_scale);
     report.residual = residual;
     if residual <= options.tolerance * scale {
@@ -271,6 +268,14 @@ fn redundancy_floor(a: &[f64], b: &[f64], n: usize) -> f64 {
 
 /// Indices of the pushing rows (no allocation up to 128 of them).
 type Active = SmallVec<[u32; 128]>;
+
+/// The rows with `λⱼ > 0`, in increasing order.
+fn pushing_rows(lambda: &[f64]) -> Active {
+    (0..lambda.len())
+        .filter(|&j| lambda[j] > 0.0)
+        .map(|j| u32::try_from(j).unwrap_or(u32::MAX))
+        .collect()
+}
 
 /// `Σⱼ rowⱼ λⱼ` over the pushing rows `active` (increasing): the dense
 /// sum's value, the other terms being zeros (for finite `A`).
@@ -472,11 +477,7 @@ pub fn solve_active_set(
     for l in lambda.iter_mut() {
         *l = l.max(0.0);
     }
-    let mut active: Active = (0..n)
-        .filter(|&j| lambda[j] > 0.0)
-        .map(|j| u32::try_from(j).unwrap_or(u32::MAX))
-        .collect();
-    active.sort_unstable();
+    let active = pushing_rows(lambda);
     let (residual, scale) = natural_residual(a, b, lambda, &active, floor, b_scale);
     report.residual = residual;
     report.converged = feasible && residual <= tolerance * scale;
