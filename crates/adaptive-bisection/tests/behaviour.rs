@@ -206,10 +206,11 @@ fn prepass_and_shared_kinematics() {
     let r = c.check_segment(&qa, &qb).unwrap();
     assert_eq!(r.status, PathStatus::Collides);
     assert!(r.stats.queue_pops > 0, "{:?}", r.stats);
-    // The ends and at most 31 probes, then at most one configuration per
-    // pop.
+    // The ends and at most 63 probes (31 on five levels, 32 on the
+    // sixth for the pairs tested on their meshes), then at most one
+    // configuration per pop.
     assert!(
-        r.stats.forward_kinematics <= r.stats.queue_pops + 33,
+        r.stats.forward_kinematics <= r.stats.queue_pops + 65,
         "{:?}",
         r.stats
     );
@@ -221,6 +222,27 @@ fn prepass_and_shared_kinematics() {
         "{:?}",
         r.stats
     );
+}
+
+/// A crossing of the rod that falls between the probes of the five full
+/// levels is found by the sixth, which the probe adds for the pairs it
+/// tested on their meshes when the sweep asks for it: no distance query.
+#[test]
+fn the_sixth_probe_level_finds_a_short_crossing() {
+    let body = arm();
+    let obstacles = thin_obstacles();
+    let (qa, qb) = common::ROD_TURN_COARSE;
+    common::samples_miss(&body, &obstacles, &qa, &qb, 32);
+    let r = checker(&body, &obstacles, &CheckOptions::default())
+        .check_segment(&qa, &qb)
+        .unwrap();
+    assert_eq!(r.status, PathStatus::Collides);
+    assert_eq!(r.stats.queue_pops, 0, "{:?}", r.stats);
+    assert_eq!(r.stats.greedy_calls, 0, "{:?}", r.stats);
+    let at = r.collision.unwrap();
+    assert_eq!(at.other, Object::Obstacle(1), "{at:?}");
+    assert_eq!((at.s * 64.0).fract(), 0.0, "{at:?}");
+    assert_eq!((at.s * 64.0) as u32 % 2, 1, "{at:?}");
 }
 
 /// The REFINED variant: the near miss is free at ε = 0 and a collision at

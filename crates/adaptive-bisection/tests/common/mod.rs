@@ -242,15 +242,33 @@ pub fn collides_at(
     false
 }
 
-/// A turn of [`arm`] about its first joint into the rod of
+/// A motion of [`arm`] (all three joints) through the rod of
 /// [`thin_obstacles`] whose collision lies between the probed
-/// configurations of the checker's set-up (`s = k / 32`): finding it
-/// takes bisection steps. [`probes_miss`] checks it.
-pub const ROD_TURN: ([f64; 3], [f64; 3]) = ([-0.6, 0.0, 0.0], [3.4, 0.0, 0.0]);
+/// configurations of the checker's set-up (`s = k / 64` at the finest):
+/// finding it takes bisection steps. [`probes_miss`] checks it.
+pub const ROD_TURN: ([f64; 3], [f64; 3]) = ([0.5, 1.6, 1.7], [-0.1, -1.5, -2.4]);
 
 /// Asserts that the segment `qa → qb` collides at some sample and at none
-/// of the set-up's probes (`s = k / 32`, the most the checker probes).
+/// of the set-up's probes (`s = k / 64`, the most the checker probes).
 pub fn probes_miss(body: &ArticulatedBody, obstacles: &[Obstacle], qa: &[f64], qb: &[f64]) {
+    samples_miss(body, obstacles, qa, qb, 64);
+}
+
+/// A turn of [`arm`] about its first joint into the rod of
+/// [`thin_obstacles`] whose collision lies between the probes of the
+/// five full levels (`s = k / 32`) but not between those of the sixth:
+/// [`samples_miss`] with 32 pieces checks it.
+pub const ROD_TURN_COARSE: ([f64; 3], [f64; 3]) = ([-0.6, 0.0, 0.0], [3.4, 0.0, 0.0]);
+
+/// Asserts that the segment `qa → qb` collides at some sample and at none
+/// of `s = k / pieces`, `0 < k < pieces`.
+pub fn samples_miss(
+    body: &ArticulatedBody,
+    obstacles: &[Obstacle],
+    qa: &[f64],
+    qb: &[f64],
+    pieces: u32,
+) {
     assert!(
         first_colliding_sample(body, obstacles, true, qa, qb).is_some(),
         "the segment must collide"
@@ -258,11 +276,13 @@ pub fn probes_miss(body: &ArticulatedBody, obstacles: &[Obstacle], qa: &[f64], q
     let tree = body.tree();
     let motion = JointSpaceMotion::new(tree, qa, qb).unwrap();
     let mut q = vec![0.0; tree.nq()];
-    for k in 1..32 {
-        motion.config_at(tree, f64::from(k) / 32.0, &mut q).unwrap();
+    for k in 1..pieces {
+        motion
+            .config_at(tree, f64::from(k) / f64::from(pieces), &mut q)
+            .unwrap();
         assert!(
             !collides_at(body, obstacles, true, &q),
-            "probe {k}/32 collides"
+            "probe {k}/{pieces} collides"
         );
     }
 }
