@@ -79,15 +79,15 @@
 //!   (1 to 31 configurations), so consecutive probes move every point by
 //!   at most `r / 2` unless the cap binds. Where the rule asks for more
 //!   than five levels, a sixth (32 configurations more) tests only the
-//!   pairs the first five tested on their meshes, and of those only the
-//!   ones with a link that moves more than half its own bounding radius
-//!   between consecutive probes: a thin part (a welding torch) crossing a
-//!   thin bar collides over a span shorter than the fifth level's
-//!   spacing, which bisection would otherwise find after distance
-//!   queries near the bar (on the welding cage's random colliding
-//!   segments, 19–24 % fewer instructions over four seeds; free ones 5 %
-//!   more in the cage, 9 % more around the car, none among the pipes;
-//!   the cage's planner 33 % faster). Each probe tests the pairs whose
+//!   link–obstacle pairs the first five tested on their meshes whose
+//!   link moves more than half its own bounding radius between
+//!   consecutive probes: a thin part (a welding torch) crossing a thin
+//!   bar collides over a span shorter than the fifth level's spacing,
+//!   which bisection would otherwise find after distance queries near
+//!   the bar (on the welding cage's random colliding segments, 19–25 %
+//!   fewer instructions over four seeds; free ones 1 % more in the cage,
+//!   7 % more around the car, none among the pipes). Pairs of links,
+//!   tested too, cost free segments 5–9 % more for no gain. Each probe tests the pairs whose
 //!   world boxes overlap there, and for an obstacle only when the link's
 //!   box meets one of the obstacle's *top boxes* (the world boxes of the
 //!   top six levels of its OBB tree, computed once: [`TopBoxes`]), so an
@@ -295,8 +295,8 @@ const MIN_PIECE_LEVELS: u32 = 2;
 /// per cent more work on free ones (instruction counts of
 /// `examples/path_profile.rs`).
 const MAX_PROBE_LEVELS: u32 = 5;
-/// Levels past [`MAX_PROBE_LEVELS`] probed for the pairs the probe tested
-/// on their meshes, where the rule asks for them.
+/// Levels past [`MAX_PROBE_LEVELS`] probed for the link–obstacle pairs the
+/// probe tested on their meshes, where the rule asks for them.
 const HOT_PROBE_LEVELS: u32 = 1;
 /// Relative allowance on a distance between world boxes: its rounding
 /// (a few operations, each within `2⁻⁵³`), far below it.
@@ -572,8 +572,8 @@ struct SegmentWork {
     /// `k / 2^l`, `l = 1..=levels`.
     probe_levels: u32,
     /// Levels past [`MAX_PROBE_LEVELS`] that the rule asked for (at most
-    /// [`HOT_PROBE_LEVELS`]): probed for the pairs tested on their meshes
-    /// only.
+    /// [`HOT_PROBE_LEVELS`]): probed for some link–obstacle pairs only
+    /// ([`Scene::hot_pairs`]).
     hot_levels: u32,
     /// η of whole pairs at nodes, `(pair, node) → η` (REFINED variant:
     /// several pairs of leaves of one pair share a midpoint).
@@ -1857,11 +1857,12 @@ impl Scene<'_> {
         Ok(work)
     }
 
-    /// The pairs the probe's levels past the cap test: of those `touched`
-    /// (tested on their meshes on the full levels), the ones with a link
-    /// that moves more than half its own bounding radius between
-    /// consecutive probes of the last full level: a thin part crossing
-    /// another stays in contact over a span shorter than that spacing.
+    /// The pairs the probe's levels past the cap test: of the link–obstacle
+    /// pairs `touched` (tested on their meshes on the full levels), those
+    /// whose link moves more than half its own bounding radius between
+    /// consecutive probes of the last full level: a thin part crossing a
+    /// thin obstacle stays in contact over a span shorter than that
+    /// spacing.
     fn hot_pairs(&self, work: &SegmentWork, touched: &[bool]) -> Vec<u32> {
         let spacing = 0.5_f64.powi(work.probe_levels as i32);
         let fine = |i: usize| {
@@ -1874,8 +1875,7 @@ impl Scene<'_> {
             .copied()
             .filter(|&p| {
                 let pair = self.pairs[p as usize];
-                touched[p as usize]
-                    && (fine(pair.link) || matches!(pair.other, Object::Link(j) if fine(j)))
+                touched[p as usize] && matches!(pair.other, Object::Obstacle(_)) && fine(pair.link)
             })
             .collect()
     }
