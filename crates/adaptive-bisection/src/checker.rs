@@ -86,11 +86,12 @@
 //!   which bisection would otherwise find after distance queries near
 //!   the bar (on the welding cage's random colliding segments, 19–25 %
 //!   fewer instructions over four seeds; free ones 1 % more in the cage,
-//!   7 % more around the car, none among the pipes). Pairs of links,
-//!   tested too, cost free segments 5–9 % more for no gain. Each probe tests the pairs whose
-//!   world boxes overlap there, and for an obstacle only when the link's
-//!   box meets one of the obstacle's *top boxes* (the world boxes of the
-//!   top six levels of its OBB tree, computed once: [`TopBoxes`]), so an
+//!   7 % more around the car, none among the pipes; pairs of links,
+//!   tested too, cost free segments 5–9 % more for no gain). Each probe
+//!   tests the pairs whose world boxes overlap there, and for an
+//!   obstacle only when the link's box meets one of the obstacle's *top
+//!   boxes* (the world boxes of the top six levels of its OBB tree,
+//!   computed once: [`TopBoxes`]), so an
 //!   obstacle that spans the scene while its parts are thin (a cage of
 //!   bars) costs a few box tests where the link is far from its parts;
 //!   where it is near, the mesh test starts from the parts near it

@@ -207,8 +207,8 @@ fn prepass_and_shared_kinematics() {
     assert_eq!(r.status, PathStatus::Collides);
     assert!(r.stats.queue_pops > 0, "{:?}", r.stats);
     // The ends and at most 63 probes (31 on five levels, 32 on the
-    // sixth for the pairs tested on their meshes), then at most one
-    // configuration per pop.
+    // sixth for the link–obstacle pairs tested on their meshes), then at
+    // most one configuration per pop.
     assert!(
         r.stats.forward_kinematics <= r.stats.queue_pops + 65,
         "{:?}",
