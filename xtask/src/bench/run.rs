@@ -369,12 +369,20 @@ pub(crate) fn progress(len: usize, label: &str) -> ProgressBar {
     bar
 }
 
+/// One method's answer to query `index`, `q0 → q1`, kept by the caller.
+type Query<'a> = dyn FnMut(usize, &[f64], &[f64]) -> Result<()> + 'a;
+
 /// Runs and times every query on this thread: the continuous query on a
 /// prepared scene, one discrete check at `q0`, the two sampling
 /// baselines, and the adaptive bisection (M2) of the joint-space segment
 /// `[q0, q1]` with the pipeline's path clearance (0 by default). For the
 /// Puma, all of whose joints are revolute, that segment is the motion the
 /// continuous query checks.
+///
+/// Each method answers every query in a pass of its own, as a user's
+/// loop calls one method again and again: its caches then hold its own
+/// data, not what the method timed before it left there (in turn on each
+/// query, every method paid for the one before it).
 ///
 /// # Errors
 /// A query error, with the query's index.
@@ -391,45 +399,91 @@ pub(crate) fn timed_runs(
         .map(|v| v.pipeline.prepare(scene))
         .collect::<Result<Vec<_>, _>>()?;
     let mut paths = pipeline.prepare_paths(scene)?;
-    let bar = progress(motions.len(), label);
+    let n = motions.len();
+    let bar = progress((5 + variants.len()) * n, label);
     let one_degree = 1f64.to_radians();
-    let mut out = Vec::with_capacity(motions.len());
-    for (index, (q0, q1)) in motions.into_iter().enumerate() {
-        let start = Instant::now();
-        let report = prepared
-            .first_contact(&q0, &q1)
-            .with_context(|| format!("query {index}"))?;
-        let ccd_ms = millis(start);
-        let start = Instant::now();
-        let _ = std::hint::black_box(pipeline.collides(scene, &q0)?);
-        let discrete_ms = millis(start);
-        let start = Instant::now();
-        let c1 = sample(scene, pipeline, &q0, &q1, one_degree)?;
-        let s1 = millis(start);
-        let start = Instant::now();
-        let c01 = sample(scene, pipeline, &q0, &q1, 0.1 * one_degree)?;
-        let s01 = millis(start);
-        // Prepared once like the continuous query's scene; an empty cache
-        // per query gives `Pipeline::check_path`'s answer, which no
-        // earlier query can shorten.
+    // One timed pass of `f` over every query.
+    let pass = |f: &mut Query<'_>| -> Result<Vec<f64>> {
+        let mut ms = Vec::with_capacity(n);
+        for (index, (q0, q1)) in motions.iter().enumerate() {
+            let start = Instant::now();
+            f(index, q0, q1)?;
+            ms.push(millis(start));
+            bar.inc(1);
+        }
+        Ok(ms)
+    };
+    let mut reports = Vec::with_capacity(n);
+    let ccd_ms = pass(&mut |index, q0, q1| {
+        reports.push(
+            prepared
+                .first_contact(q0, q1)
+                .with_context(|| format!("query {index}"))?,
+        );
+        Ok(())
+    })?;
+    let discrete_ms = pass(&mut |_, q0, _| {
+        let _ = std::hint::black_box(pipeline.collides(scene, q0)?);
+        Ok(())
+    })?;
+    let mut c1 = Vec::with_capacity(n);
+    let s1 = pass(&mut |_, q0, q1| {
+        c1.push(sample(scene, pipeline, q0, q1, one_degree)?);
+        Ok(())
+    })?;
+    let mut c01 = Vec::with_capacity(n);
+    let s01 = pass(&mut |_, q0, q1| {
+        c01.push(sample(scene, pipeline, q0, q1, 0.1 * one_degree)?);
+        Ok(())
+    })?;
+    // Prepared once like the continuous query's scene; an empty cache per
+    // query gives `Pipeline::check_path`'s answer, which no earlier query
+    // can shorten (the cache is cleared outside the timing).
+    let mut path_reports = Vec::with_capacity(n);
+    let mut path_ms = Vec::with_capacity(n);
+    for (index, (q0, q1)) in motions.iter().enumerate() {
         paths.clear_cache();
         let start = Instant::now();
-        let path = paths
-            .check_path(&[&q0, &q1])
-            .with_context(|| format!("path check of query {index}"))?;
-        let path_ms = millis(start);
-        let mut variant_results = Vec::with_capacity(variants.len());
-        for (v, p) in variants.iter().zip(&mut prepared_variants) {
-            let start = Instant::now();
-            let report = p
-                .first_contact(&q0, &q1)
-                .with_context(|| format!("query {index}, variant {}", v.name))?;
-            variant_results.push(VariantResult {
+        path_reports.push(
+            paths
+                .check_path(&[q0, q1])
+                .with_context(|| format!("path check of query {index}"))?,
+        );
+        path_ms.push(millis(start));
+        bar.inc(1);
+    }
+    let mut variant_results: Vec<Vec<VariantResult>> =
+        (0..n).map(|_| Vec::with_capacity(variants.len())).collect();
+    for (v, p) in variants.iter().zip(&mut prepared_variants) {
+        let mut reports = Vec::with_capacity(n);
+        let ms = pass(&mut |index, q0, q1| {
+            reports.push(
+                p.first_contact(q0, q1)
+                    .with_context(|| format!("query {index}, variant {}", v.name))?,
+            );
+            Ok(())
+        })?;
+        for ((results, report), ms) in variant_results.iter_mut().zip(reports).zip(ms) {
+            results.push(VariantResult {
                 report,
-                ms: millis(start),
+                ms,
                 judgement: Judgement::Inconclusive,
             });
         }
+    }
+    bar.finish_and_clear();
+    let mut out = Vec::with_capacity(n);
+    let columns = reports
+        .into_iter()
+        .zip(ccd_ms)
+        .zip(discrete_ms)
+        .zip(s1.into_iter().zip(c1))
+        .zip(s01.into_iter().zip(c01))
+        .zip(path_reports.into_iter().zip(path_ms))
+        .zip(variant_results);
+    for (index, ((q0, q1), column)) in motions.into_iter().zip(columns).enumerate() {
+        let ((((((report, ccd_ms), discrete_ms), sample_1), sample_01), (path, path_ms)), variants) =
+            column;
         out.push(QueryResult {
             index,
             q0,
@@ -437,19 +491,17 @@ pub(crate) fn timed_runs(
             report,
             ccd_ms,
             discrete_ms,
-            sample_1: (s1, c1),
-            sample_01: (s01, c01),
+            sample_1,
+            sample_01,
             path,
             path_ms,
             path_judgement: PathJudgement::Consistent,
             verdict: OracleVerdict::Inconclusive,
             judgement: Judgement::Inconclusive,
-            variants: variant_results,
+            variants,
             disagreement: None,
         });
-        bar.inc(1);
     }
-    bar.finish_and_clear();
     Ok(out)
 }
 
