@@ -258,6 +258,7 @@
 use std::cell::{OnceCell, RefCell};
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use armature_bvh_geometry::query::{
     CollideMode, CollideWorkspace, DistanceWorkspace, GreedyDistanceOptions, MeshObject, apart_by,
@@ -551,7 +552,7 @@ enum Verdict {
 struct SegmentWork {
     motion: JointSpaceMotion,
     nodes: Vec<Node>,
-    index: HashMap<u64, usize>,
+    index: FastMap<u64, usize>,
     /// The pairs the pre-pass kept.
     pairs: Vec<u32>,
     queue: BinaryHeap<Entry>,
@@ -578,7 +579,7 @@ struct SegmentWork {
     hot_levels: u32,
     /// η of whole pairs at nodes, `(pair, node) → η` (REFINED variant:
     /// several pairs of leaves of one pair share a midpoint).
-    pair_etas: HashMap<(u32, usize), f64>,
+    pair_etas: FastMap<(u32, usize), f64>,
     /// Kept pairs whose first tests wait until the queue empties: after a
     /// probe, those it never had to test on their meshes (see *Deferred
     /// pairs* in the module docs).
@@ -593,7 +594,7 @@ struct SegmentWork {
     /// The dyadic part `[s0, s1]` of the segment outside which the swept
     /// pieces prove a kept pair apart, when not all of it: its first tests
     /// are there (see *Swept pieces* in the module docs).
-    ranges: HashMap<u32, (f64, f64)>,
+    ranges: FastMap<u32, (f64, f64)>,
     /// What the segment's distance descents cost so far, plain and
     /// targeted (see *Targeted descents* in the module docs).
     descents: DescentCosts,
@@ -709,6 +710,44 @@ struct Pending {
 
 /// The bits of a segment's end points: the cache key.
 type SegmentKey = (Vec<u64>, Vec<u64>);
+
+/// A hash map of a segment's own small keys (dyadic parameters' bits,
+/// pair and node indices): they come from this crate, not from users, so
+/// a multiplicative mix serves where the standard library's DoS-resistant
+/// hash cost several per cent of a short colliding segment.
+type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<MixHasher>>;
+
+/// The hasher of [`FastMap`]: each written word is folded in by a
+/// multiply and a rotation, and the result's high bits are mixed down
+/// (a dyadic parameter's bits differ in their high half only).
+#[derive(Default)]
+struct MixHasher(u64);
+
+impl Hasher for MixHasher {
+    fn finish(&self) -> u64 {
+        self.0 ^ (self.0 >> 29)
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+    }
+
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(23) ^ x ^ (x >> 32)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+
+    fn write_u32(&mut self, x: u32) {
+        self.write_u64(u64::from(x));
+    }
+
+    fn write_usize(&mut self, x: usize) {
+        self.write_u64(x as u64);
+    }
+}
 
 fn key_of(qa: &[f64], qb: &[f64]) -> SegmentKey {
     (
@@ -1050,8 +1089,8 @@ impl<'a> PathChecker<'a> {
             if !matches!(w.verdict, Verdict::Pending | Verdict::Stuck) {
                 w.queue = BinaryHeap::new();
                 w.nodes = Vec::new();
-                w.index = HashMap::new();
-                w.pair_etas = HashMap::new();
+                w.index = FastMap::default();
+                w.pair_etas = FastMap::default();
             }
         }
         // Segments never set up (after a known collision) are undecided.
@@ -1660,7 +1699,7 @@ impl Scene<'_> {
         let mut work = SegmentWork {
             motion: JointSpaceMotion::new(tree, qa, qb)?,
             nodes: Vec::new(),
-            index: HashMap::new(),
+            index: FastMap::default(),
             pairs: Vec::new(),
             queue: BinaryHeap::new(),
             pad: 0.0,
@@ -1672,11 +1711,11 @@ impl Scene<'_> {
             setup: PathStats::default(),
             probe_levels: 0,
             hot_levels: 0,
-            pair_etas: HashMap::new(),
+            pair_etas: FastMap::default(),
             deferred: Vec::new(),
             fresh: Vec::new(),
             contain: Vec::new(),
-            ranges: HashMap::new(),
+            ranges: FastMap::default(),
             descents: DescentCosts::default(),
         };
         let n0 = self.node(&mut work, 0.0, stats)?;
