@@ -2132,10 +2132,16 @@ impl<'a> PdSolver<'a> {
         for (cp_row, hc_row) in cp.chunks_exact(nx).zip(hc.chunks_exact_mut(nx)) {
             frame.apply_h_inverse(cp_row, hc_row);
         }
+        // A is symmetric (H⁻¹ is): each entry is computed once, above the
+        // diagonal, and mirrored, so the solver sees an exactly symmetric
+        // matrix.
         let mut a = vec![0.0; m * m];
-        for (cp_row, a_row) in cp.chunks_exact(nx).zip(a.chunks_exact_mut(m)) {
-            for (hc_row, a_rc) in hc.chunks_exact(nx).zip(a_row.iter_mut()) {
-                *a_rc = cp_row.iter().zip(hc_row).fold(0.0, |s, (c, h)| s + c * h);
+        for r in 0..m {
+            let cp_row = &cp[r * nx..(r + 1) * nx];
+            for c in r..m {
+                let v = dot(cp_row, &hc[c * nx..(c + 1) * nx]);
+                a[r * m + c] = v;
+                a[c * m + r] = v;
             }
         }
         let mut x_c = vec![0.0; nx];
@@ -2239,6 +2245,25 @@ fn moving_links(tree: &KinematicTree, q0: &[f64], q1: &[f64]) -> Vec<bool> {
         out[i] = own || link.parent().is_some_and(|p| out[p]);
     }
     out
+}
+
+/// The dot product of two equally long slices, summed in four lanes (the
+/// additions of one lane do not wait for the others').
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    let mut lanes = [0.0; 4];
+    let (a4, b4) = (a.chunks_exact(4), b.chunks_exact(4));
+    let tail: f64 = a4
+        .remainder()
+        .iter()
+        .zip(b4.remainder())
+        .map(|(x, y)| x * y)
+        .sum();
+    for (x, y) in a4.zip(b4) {
+        for k in 0..4 {
+            lanes[k] += x[k] * y[k];
+        }
+    }
+    (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]) + tail
 }
 
 /// The limits of configuration value `k` when it belongs to a limited
