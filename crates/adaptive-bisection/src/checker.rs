@@ -158,12 +158,14 @@
 //!   test or a split of the plain variant asks for a targeted descent only
 //!   while a plain one costs at least 30 % of a targeted one. A split
 //!   asks for one only when the bound it needs is below twice the larger
-//!   of its ends' bounds: with both ends much nearer than that, the pair
-//!   would have to move apart and back at nearly full speed for the
-//!   descent to succeed (callgrind: random free segments 7 % fewer
-//!   instructions in the welding cage, 5 % among the pipes, 1 % on 30°
-//!   Puma motions among the pipes and by the AMR; colliding cage segments
-//!   0.3–1.6 % fewer). The
+//!   of its ends' bounds, and a first test at an end only when it is below
+//!   twice the centre's bound (or the other end's): with the known bound
+//!   much smaller than the need, the pair would have to move apart at
+//!   nearly full speed for the descent to succeed, and it almost never
+//!   does (callgrind, `examples/path_profile.rs`: random free segments
+//!   9 % fewer instructions in the welding cage and 6 % among the pipes;
+//!   30° Puma motions 6 % among the pipes, 8 % when colliding there, and
+//!   8 % by the AMR; colliding cage segments 0.5–2 %). The
 //!   guarantee is unchanged (both bounds are certified; a colliding
 //!   segment may name another of its collisions), only the work is: on
 //!   random free segments, callgrind instructions fell by 54 % in the
@@ -2192,7 +2194,14 @@ impl Scene<'_> {
                     None if e == 1 => Some(lambda + pad - etas[k][0]),
                     None => None,
                 };
-                let need = need.filter(|_| self.options.refined || work.descents.targeted_pays());
+                // The bound already known nearest (the centre's, else the
+                // first end's): a need far above it almost never holds (as
+                // for a split, see [`TARGETED_REACH`]).
+                let known = pend.eta_m.unwrap_or(etas[k][0]);
+                let need = need.filter(|&n| {
+                    self.options.refined
+                        || (work.descents.targeted_pays() && n < TARGETED_REACH * known)
+                });
                 let ask = Ask::new(eps, work.extent, need);
                 let n = pend.nodes[2 * e];
                 let node = &work.nodes[n];
