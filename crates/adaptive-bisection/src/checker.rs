@@ -628,11 +628,12 @@ const DESCENTS_BEFORE_JUDGING: u64 = 4;
 /// share of its targeted ones.
 const TARGETED_WORTH: f64 = 0.3;
 
-/// A split asks for a targeted descent only when the bound it needs at
-/// the midpoint is below this multiple of the larger of the entry's end
-/// bounds. Farther than that, the pair would have to move apart and back
-/// at nearly its full speed for the descent to succeed; it almost always
-/// fails, and the plain descent after it is paid anyway.
+/// A split or a first test at an end asks for a targeted descent only
+/// when the bound it needs is below this multiple of the bound known
+/// nearest (the larger of a split's end bounds; the centre's, else the
+/// other end's, for an end). Farther than that, the pair would have to
+/// move apart at nearly its full speed for the descent to succeed; it
+/// almost always fails, and the plain descent after it is paid anyway.
 const TARGETED_REACH: f64 = 2.0;
 
 impl DescentCosts {
@@ -649,6 +650,14 @@ impl DescentCosts {
         }
         // Average costs compared without division: pt / pc ≥ w · tt / tc.
         pt as f64 * tc as f64 >= TARGETED_WORTH * tt as f64 * pc as f64
+    }
+
+    /// Whether a descent that needs `need` where `known` is the bound
+    /// known nearest should be targeted: it pays
+    /// ([`DescentCosts::targeted_pays`]) and may succeed
+    /// ([`TARGETED_REACH`]).
+    fn targeted_for(&self, need: f64, known: f64) -> bool {
+        need < TARGETED_REACH * known && self.targeted_pays()
     }
 }
 
@@ -2194,14 +2203,11 @@ impl Scene<'_> {
                     None if e == 1 => Some(lambda + pad - etas[k][0]),
                     None => None,
                 };
-                // The bound already known nearest (the centre's, else the
-                // first end's): a need far above it almost never holds (as
-                // for a split, see [`TARGETED_REACH`]).
+                // The bound known nearest: the centre's, else the first
+                // end's.
                 let known = pend.eta_m.unwrap_or(etas[k][0]);
-                let need = need.filter(|&n| {
-                    self.options.refined
-                        || (work.descents.targeted_pays() && n < TARGETED_REACH * known)
-                });
+                let need =
+                    need.filter(|&n| self.options.refined || work.descents.targeted_for(n, known));
                 let ask = Ask::new(eps, work.extent, need);
                 let n = pend.nodes[2 * e];
                 let node = &work.nodes[n];
@@ -2387,9 +2393,10 @@ impl Scene<'_> {
                                 return Ok(());
                             }
                             Some(false) => None,
-                            None => (work.descents.targeted_pays()
-                                && need < TARGETED_REACH * e.eta0.max(e.eta1))
-                            .then_some(need),
+                            None => work
+                                .descents
+                                .targeted_for(need, e.eta0.max(e.eta1))
+                                .then_some(need),
                         }
                     };
                     let ask = Ask::new(self.options.clearance, work.extent, target);
@@ -2805,5 +2812,23 @@ mod tests {
             targeted: (10, 600),
         };
         assert!(dear.targeted_pays());
+    }
+
+    #[test]
+    fn targeted_descents_only_near_the_bound_known() {
+        let dear = DescentCosts {
+            plain: (50, 2_000),
+            targeted: (10, 600),
+        };
+        // A need within twice the bound known nearest: ask.
+        assert!(dear.targeted_for(0.019, 0.01));
+        // Ends 1 cm away, a midpoint asked to be 25 cm away: plain only.
+        assert!(!dear.targeted_for(0.25, 0.01));
+        // Near the bound, but plain descents are cheap: plain only.
+        let cheap = DescentCosts {
+            plain: (50, 100),
+            targeted: (10, 600),
+        };
+        assert!(!cheap.targeted_for(0.019, 0.01));
     }
 }
