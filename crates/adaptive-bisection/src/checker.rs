@@ -609,6 +609,16 @@ struct SegmentWork {
     descents: DescentCosts,
 }
 
+/// The kinds of GREEDY-DIST descents a segment counts ([`DescentCosts`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Descent {
+    /// A bound wherever the pair is (the clearance `ε`, or the refinement's
+    /// first clearance that stands in for it).
+    Plain,
+    /// A bound asked to exceed Lemma 1's need.
+    Targeted,
+}
+
 /// Calls and tests (bounding-volume and triangle pairs) of a segment's
 /// GREEDY-DIST descents, by kind.
 #[derive(Clone, Copy, Debug, Default)]
@@ -1402,7 +1412,9 @@ impl Scene<'_> {
         let [(ga, pa), (gb, pb)] = self.posed(pair, node)?;
         let a = MeshObject::new(&ga.mesh, &ga.rss_tree, pa)?;
         let b = MeshObject::new(&gb.mesh, &gb.rss_tree, pb)?;
-        let mut greedy = |clearance: f64, settle: bool| {
+        // `kind`: which of the segment's descent costs the call counts in
+        // (`None`: neither, a refinement below the first one).
+        let mut greedy = |clearance: f64, settle: bool, kind: Option<Descent>| {
             stats.greedy_calls += 1;
             greedy_distance(
                 &a,
@@ -1415,14 +1427,11 @@ impl Scene<'_> {
             .map(|g| {
                 stats.bv_tests += g.stats.bv_tests;
                 stats.triangle_tests += g.stats.triangle_tests;
-                if let Some(c) = costs.as_deref_mut() {
+                if let (Some(c), Some(kind)) = (costs.as_deref_mut(), kind) {
                     let tests = g.stats.bv_tests + g.stats.triangle_tests;
-                    let kind = if settle {
-                        &mut c.targeted
-                    } else if clearance <= eps {
-                        &mut c.plain
-                    } else {
-                        return g.lower_bound;
+                    let kind = match kind {
+                        Descent::Plain => &mut c.plain,
+                        Descent::Targeted => &mut c.targeted,
                     };
                     kind.0 += 1;
                     kind.1 += tests;
@@ -1434,15 +1443,30 @@ impl Scene<'_> {
             && target > eps
             && target < self.distance_upper_bound(pair, node)?
         {
-            let decisive = greedy(target, true)?;
+            let decisive = greedy(target, true, Some(Descent::Targeted))?;
             if decisive > 0.0 {
                 return Ok(decisive);
             }
         }
-        let eta = greedy(eps, false)?;
+        // The refinement's first clearance is tried before `ε` (see *Refined
+        // η* in the module docs): a positive answer is above it, so at least
+        // the bound the refinement would keep after a descent with `ε`.
+        // Reached with a target above `ε`, the pair is within the target
+        // (the targeted descent failed, or the spheres' bound is below it),
+        // so within any larger clearance.
         let mut tau = REFINE_START * extent;
+        if tau > eps {
+            if !target.is_some_and(|t| t > eps && t <= tau) {
+                let refined = greedy(tau, false, Some(Descent::Plain))?;
+                if refined > 0.0 {
+                    return Ok(refined);
+                }
+            }
+            tau /= REFINE_SHRINK;
+        }
+        let eta = greedy(eps, false, Some(Descent::Plain))?;
         while eta > 0.0 && eta < tau && tau > eps {
-            let refined = greedy(tau, false)?;
+            let refined = greedy(tau, false, None)?;
             if refined > 0.0 {
                 return Ok(eta.max(refined));
             }
