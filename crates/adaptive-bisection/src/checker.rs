@@ -46,9 +46,20 @@
 //! - *Refined η.* GREEDY-DIST stops at bounding volumes that are apart, so
 //!   two volumes that nearly touch give a bound near 0 for meshes far apart
 //!   (M2 Fig. 5), and with `ε = 0` bisection would split down to rounding
-//!   there. A positive bound below `10⁻³ · extent` is therefore retried
-//!   with that clearance (then 64 times less, down to `ε`), which refines
-//!   those volumes; the larger bound is kept (see `Scene::eta`).
+//!   there. A bound is therefore first asked with the clearance
+//!   `τ = 10⁻³ · extent`, which refines the volumes within `τ`: a positive
+//!   answer exceeds `τ`, so it is at least what a descent with `ε` would
+//!   give (a bound below `τ`, which would then be retried with `τ`), and
+//!   where that one would exceed `τ` the two descents refine nearly the
+//!   same volumes. Only a zero answer (the triangles within `τ`)
+//!   falls back to `ε`, and a positive bound from that is retried with
+//!   `τ / 64`, `τ / 64²`, … down to `ε`, the larger bound kept (see
+//!   `Scene::eta`). Asking `τ` first rather than after `ε` saved the second
+//!   descent wherever the two bounds straddle `τ`: on the Puma's 30°
+//!   motions 9 % of the instructions among the pipes and 12 % by the AMR,
+//!   on random free segments 5 % among the pipes and 4 % around the car,
+//!   on colliding ones in the welding cage 0.3–2 %, elsewhere under 0.2 %
+//!   (`examples/path_profile.rs`).
 //! - *Shared kinematics.* Midpoints are dyadic parameters, the same for
 //!   every pair, so each configuration's forward kinematics is computed
 //!   once per segment and cached with its parameter (M2 §II.E, §V).
