@@ -354,141 +354,143 @@ impl Bvh<Obb> {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
     use crate::{BvhOptions, TriMesh};
 
-    /// A small deterministic generator (xorshift), for reproducible cases.
-    struct Rng(u64);
-
-    impl Rng {
-        fn unit(&mut self) -> f64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            (self.0 >> 11) as f64 / (1_u64 << 53) as f64
-        }
-
-        fn range(&mut self, lo: f64, hi: f64) -> f64 {
-            lo + (hi - lo) * self.unit()
-        }
+    fn vec3(r: f64) -> impl Strategy<Value = DVec3> {
+        (-r..r, -r..r, -r..r).prop_map(|(x, y, z)| DVec3::new(x, y, z))
     }
 
-    /// `n` thin bars (two triangles each) scattered in a cube of side 4,
-    /// some of them flat along an axis.
-    fn bars(rng: &mut Rng, n: usize) -> TriMesh {
-        let (mut vertices, mut indices) = (Vec::new(), Vec::new());
-        for k in 0..n {
-            let a = DVec3::new(
-                rng.range(-2.0, 2.0),
-                rng.range(-2.0, 2.0),
-                rng.range(-2.0, 2.0),
-            );
-            let along = DVec3::new(
-                rng.range(-1.0, 1.0),
-                rng.range(-1.0, 1.0),
-                rng.range(-1.0, 1.0),
-            );
-            let across = DVec3::new(0.0, 0.0, if k % 3 == 0 { 0.0 } else { 0.02 });
-            let base = u32::try_from(vertices.len()).expect("few vertices");
-            vertices.extend([
-                a,
-                a + along,
-                a + along + across + DVec3::X * 0.01,
-                a + across,
-            ]);
-            indices.extend([[base, base + 1, base + 2], [base, base + 2, base + 3]]);
-        }
-        TriMesh::new(vertices, indices).expect("valid bars")
+    /// Thin bars (two triangles each) scattered in a cube of side 4, one in
+    /// three flat along an axis.
+    fn bars() -> impl Strategy<Value = TriMesh> {
+        prop::collection::vec((vec3(2.0), vec3(1.0)), 1..12).prop_map(|bars| {
+            let (mut vertices, mut indices) = (Vec::new(), Vec::new());
+            for (k, (a, along)) in bars.into_iter().enumerate() {
+                let across = DVec3::new(0.0, 0.0, if k % 3 == 0 { 0.0 } else { 0.02 });
+                let base = u32::try_from(vertices.len()).expect("few vertices");
+                vertices.extend([
+                    a,
+                    a + along,
+                    a + along + across + DVec3::X * 0.01,
+                    a + across,
+                ]);
+                indices.extend([[base, base + 1, base + 2], [base, base + 2, base + 3]]);
+            }
+            TriMesh::new(vertices, indices).expect("valid bars")
+        })
     }
 
-    /// The terminal boxes the walk reports, with the grid and without it:
-    /// the grid only ever skips a walk that would report none.
-    #[test]
-    fn the_grid_rejects_only_boxes_that_meet_no_terminal_box() {
-        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-        let (mut built, mut rejected) = (0, 0);
-        for case in 0..60 {
-            let mesh = bars(&mut rng, 1 + case % 12);
-            let leaf = 1 + case % 3;
-            let bvh =
-                Bvh::<Obb>::build(&mesh, &BvhOptions::default().with_max_leaf_triangles(leaf))
-                    .expect("valid mesh");
-            let angle = rng.range(0.0, 6.0);
-            let pose = DAffine3::from_rotation_z(angle) * DAffine3::from_translation(DVec3::X);
-            let with = bvh.top_boxes(&pose, u32::try_from(case % 7).expect("small"));
-            built += usize::from(with.grid.is_some());
+    /// A query box, mostly small and among the bars (where a grid's cells
+    /// decide), one in ten inverted along an axis (`min > max`), and a
+    /// margin (0 in three cases of ten).
+    fn query() -> impl Strategy<Value = (Aabb, f64)> {
+        let margin = prop_oneof![3 => Just(0.0), 7 => 0.0..0.3_f64];
+        let half = prop_oneof![3 => vec3(0.05), 1 => vec3(0.4)];
+        (vec3(3.0), half, 0..10_u32, margin).prop_map(|(c, h, kind, margin)| {
+            let h = h.abs();
+            let b = if kind == 0 {
+                Aabb::new(c + h * DVec3::X, c - h * DVec3::X)
+            } else {
+                Aabb::new(c - h, c + h)
+            };
+            (b, margin)
+        })
+    }
+
+    fn top_boxes(mesh: &TriMesh, leaf: usize, levels: u32, angle: f64) -> TopBoxes {
+        let bvh = Bvh::<Obb>::build(mesh, &BvhOptions::default().with_max_leaf_triangles(leaf))
+            .expect("valid mesh");
+        let pose = DAffine3::from_rotation_z(angle) * DAffine3::from_translation(DVec3::X);
+        bvh.top_boxes(&pose, levels)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// The terminal boxes the walk reports, with the grid and without
+        /// it: the grid only ever skips a walk that would report none.
+        #[test]
+        fn the_grid_rejects_only_boxes_that_meet_no_terminal_box(
+            mesh in bars(),
+            leaf in 1_usize..=3,
+            levels in prop_oneof![1 => 0_u32..3, 3 => 3_u32..7],
+            angle in 0.0..6.3_f64,
+            queries in prop::collection::vec(query(), 100),
+        ) {
+            let with = top_boxes(&mesh, leaf, levels, angle);
             let without = TopBoxes {
                 grid: None,
                 ..with.clone()
             };
             let (mut a, mut b) = (Vec::new(), Vec::new());
-            for _ in 0..400 {
-                let c = DVec3::new(
-                    rng.range(-4.0, 4.0),
-                    rng.range(-4.0, 4.0),
-                    rng.range(-4.0, 4.0),
-                );
-                let h = DVec3::new(
-                    rng.range(0.0, 0.4),
-                    rng.range(0.0, 0.4),
-                    rng.range(0.0, 0.4),
-                );
-                let margin = if rng.unit() < 0.3 {
-                    0.0
-                } else {
-                    rng.range(0.0, 0.5)
-                };
-                // One box in ten inverted along an axis (`min > max`).
-                let q = if rng.unit() < 0.1 {
-                    Aabb::new(c + h * DVec3::X, c - h * DVec3::X)
-                } else {
-                    Aabb::new(c - h, c + h)
-                };
+            for (q, margin) in queries {
                 let found = with.near_nodes(&q, margin, &mut a);
-                if let Some(grid) = &with.grid {
-                    rejected += usize::from(!grid.may_meet(&q.inflated(margin.max(0.0))));
-                }
-                assert_eq!(found, without.near_nodes(&q, margin, &mut b));
-                assert_eq!(a, b, "case {case}: {q:?} grown by {margin}");
-                assert_eq!(with.near(&q, margin), found);
+                prop_assert_eq!(found, without.near_nodes(&q, margin, &mut b));
+                prop_assert_eq!(&a, &b, "{:?} grown by {}", q, margin);
+                prop_assert_eq!(with.near(&q, margin), found);
             }
         }
-        // Sparse bars keep a grid in a good share of the cases, and it rejects
-        // boxes: the comparison is not vacuous.
-        assert!(built >= 10, "grids built in {built} of 60 cases");
-        assert!(rejected >= 500, "the grids rejected {rejected} boxes");
+    }
+
+    /// The cases above are not vacuous: scattered bars keep a grid, and it
+    /// rejects most boxes far from them.
+    #[test]
+    fn the_grid_is_kept_for_scattered_bars_and_rejects_far_boxes() {
+        let mesh = TriMesh::new(
+            (0..6)
+                .flat_map(|k| {
+                    let a = DVec3::new(
+                        f64::from(k) * 0.7 - 2.0,
+                        (f64::from(k) * 1.3).sin() * 2.0,
+                        0.0,
+                    );
+                    [a, a + DVec3::Z * 2.0, a + DVec3::Z * 2.0 + DVec3::X * 0.02]
+                })
+                .collect(),
+            (0..6_u32).map(|k| [3 * k, 3 * k + 1, 3 * k + 2]).collect(),
+        )
+        .expect("valid bars");
+        let top = top_boxes(&mesh, 1, 6, 0.3);
+        let grid = top.grid.as_ref().expect("six thin bars keep a grid");
+        let centre = (grid.bounds.min + grid.bounds.max) * 0.5;
+        let (mut rejected, mut asked) = (0, 0);
+        for i in 0..10 {
+            for j in 0..10 {
+                let p = grid.bounds.min
+                    + (grid.bounds.max - grid.bounds.min)
+                        * DVec3::new(f64::from(i) / 9.0, f64::from(j) / 9.0, 0.5);
+                let q = Aabb::new(p - DVec3::splat(0.01), p + DVec3::splat(0.01));
+                asked += 1;
+                rejected += usize::from(!grid.may_meet(&q));
+            }
+        }
+        assert!(
+            rejected * 2 > asked,
+            "{rejected} of {asked} rejected around {centre}"
+        );
     }
 
     /// Boxes with NaN or infinite coordinates get the walk's answer, and a
     /// flat terminal box (zero extent along an axis) is found.
     #[test]
     fn the_grid_keeps_odd_boxes_to_the_walk() {
-        let mut rng = Rng(7);
-        let mesh = bars(&mut rng, 8);
-        let bvh = Bvh::<Obb>::build(&mesh, &BvhOptions::default().with_max_leaf_triangles(1))
-            .expect("valid mesh");
-        let top = bvh.top_boxes(&DAffine3::IDENTITY, 6);
-        let grid = top.grid.as_ref().expect("sparse bars keep a grid");
         let nan = Aabb::new(DVec3::splat(f64::NAN), DVec3::splat(f64::NAN));
-        let without = TopBoxes {
-            grid: None,
-            ..top.clone()
-        };
-        assert_eq!(top.near(&nan, 0.0), without.near(&nan, 0.0));
-        assert_eq!(top.near(&nan, 1.0), without.near(&nan, 1.0));
         let everything = Aabb::new(DVec3::NEG_INFINITY, DVec3::INFINITY);
-        assert!(grid.may_meet(&everything));
-        assert!(top.near(&everything, 0.0));
-        let flat = CellGrid::new(&[Aabb::new(DVec3::ZERO, DVec3::new(1.0, 1.0, 0.0))])
-            .map(|g| g.may_meet(&Aabb::new(DVec3::splat(0.5), DVec3::splat(0.5))));
-        assert_ne!(flat, Some(false));
-        let point = Aabb::new(DVec3::new(0.5, 0.5, 0.0), DVec3::new(0.5, 0.5, 0.0));
         let flat = CellGrid::new(&[
             Aabb::new(DVec3::ZERO, DVec3::new(1.0, 1.0, 0.0)),
             Aabb::new(DVec3::splat(3.0), DVec3::splat(3.5)),
         ])
         .expect("two boxes fill few cells");
+        assert!(flat.may_meet(&nan));
+        assert!(flat.may_meet(&everything));
+        let point = Aabb::new(DVec3::new(0.5, 0.5, 0.0), DVec3::new(0.5, 0.5, 0.0));
         assert!(flat.may_meet(&point));
         assert!(!flat.may_meet(&Aabb::new(DVec3::splat(2.0), DVec3::splat(2.5))));
+        assert!(!flat.may_meet(&Aabb::new(DVec3::splat(0.5), DVec3::splat(0.6))));
+        let one = CellGrid::new(&[Aabb::new(DVec3::ZERO, DVec3::new(1.0, 1.0, 0.0))]);
+        assert_ne!(one.map(|g| g.may_meet(&point)), Some(false));
     }
 }
