@@ -212,15 +212,18 @@ impl CellGrid {
             // A box with `min > max` along an axis: left to the walk.
             return true;
         }
+        // Offsets of the range's first and one-past-last cells per axis.
         let [_, ny, nz] = self.cells;
-        let at =
-            |i: usize, j: usize, k: usize| i32::from(self.sums[(i * (ny + 1) + j) * (nz + 1) + k]);
-        let (x1, y1, z1) = (x1 + 1, y1 + 1, z1 + 1);
-        let count = at(x1, y1, z1) - at(x0, y1, z1) - at(x1, y0, z1) - at(x1, y1, z0)
-            + at(x0, y0, z1)
-            + at(x0, y1, z0)
-            + at(x1, y0, z0)
-            - at(x0, y0, z0);
+        let (sy, sx) = (nz + 1, (ny + 1) * (nz + 1));
+        let (a0, a1) = (x0 * sx, (x1 + 1) * sx);
+        let (b0, b1) = (y0 * sy, (y1 + 1) * sy);
+        let (c0, c1) = (z0, z1 + 1);
+        let at = |i: usize| i32::from(self.sums[i]);
+        let count = at(a1 + b1 + c1) - at(a0 + b1 + c1) - at(a1 + b0 + c1) - at(a1 + b1 + c0)
+            + at(a0 + b0 + c1)
+            + at(a0 + b1 + c0)
+            + at(a1 + b0 + c0)
+            - at(a0 + b0 + c0);
         count > 0
     }
 }
