@@ -41,7 +41,7 @@
 //! instead of [`RSS_LEAF_TRIANGLES`] and fill their leaves
 //! ([`SplitRule::PackedMedian`]), which keeps a geometry under about 200
 //! bytes per triangle ([`LinkGeometry::heap_bytes`] measures it). A
-//! [`MeshCache`] (feature `io`) loads each mesh file once per scale and
+//! `MeshCache` (feature `io`) loads each mesh file once per scale and
 //! builds each geometry once, so obstacles and links that use one file
 //! share it by [`Arc`].
 //!
@@ -1160,7 +1160,7 @@ pub enum ObstacleMotion {
 
 /// A named mesh in the environment with its volumes (mesh frame). The
 /// geometry is shared by [`Arc`]: obstacles built on one mesh
-/// ([`Obstacle::fixed_shared`], [`MeshCache`]) hold it once.
+/// ([`Obstacle::fixed_shared`], `MeshCache` with feature `io`) hold it once.
 #[derive(Clone, Debug)]
 pub struct Obstacle {
     name: String,
