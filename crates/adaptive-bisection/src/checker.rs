@@ -1424,8 +1424,10 @@ impl Scene<'_> {
         let a = MeshObject::new(&ga.mesh, &ga.rss_tree, pa)?;
         let b = MeshObject::new(&gb.mesh, &gb.rss_tree, pb)?;
         // `kind`: which of the segment's descent costs the call counts in
-        // (`None`: neither, a refinement below the first one).
-        let mut greedy = |clearance: f64, settle: bool, kind: Option<Descent>| {
+        // (`None`: neither, a refinement below the first one); a targeted
+        // descent settles once it is beyond its clearance.
+        let mut greedy = |clearance: f64, kind: Option<Descent>| {
+            let settle = kind == Some(Descent::Targeted);
             stats.greedy_calls += 1;
             greedy_distance(
                 &a,
@@ -1454,7 +1456,7 @@ impl Scene<'_> {
             && target > eps
             && target < self.distance_upper_bound(pair, node)?
         {
-            let decisive = greedy(target, true, Some(Descent::Targeted))?;
+            let decisive = greedy(target, Some(Descent::Targeted))?;
             if decisive > 0.0 {
                 return Ok(decisive);
             }
@@ -1468,16 +1470,16 @@ impl Scene<'_> {
         let mut tau = REFINE_START * extent;
         if tau > eps {
             if !target.is_some_and(|t| t > eps && t <= tau) {
-                let refined = greedy(tau, false, Some(Descent::Plain))?;
+                let refined = greedy(tau, Some(Descent::Plain))?;
                 if refined > 0.0 {
                     return Ok(refined);
                 }
             }
             tau /= REFINE_SHRINK;
         }
-        let eta = greedy(eps, false, Some(Descent::Plain))?;
+        let eta = greedy(eps, Some(Descent::Plain))?;
         while eta > 0.0 && eta < tau && tau > eps {
-            let refined = greedy(tau, false, None)?;
+            let refined = greedy(tau, None)?;
             if refined > 0.0 {
                 return Ok(eta.max(refined));
             }

@@ -65,7 +65,8 @@ pub struct TopBoxes {
     ids: Vec<u32>,
     /// Which cells of a coarse grid the terminal boxes (those the walk
     /// reports) meet, for rejecting a box far from all of them with a few
-    /// operations; `None` where they fill most cells.
+    /// operations; `None` where they meet more than [`GRID_MAX_FILL`] of
+    /// its cells.
     grid: Option<CellGrid>,
 }
 
@@ -90,8 +91,9 @@ const GRID_MAX_FILL: f64 = 0.25;
 #[derive(Debug, Clone)]
 struct CellGrid {
     /// The terminal boxes' union: a query apart from it meets none of them.
+    /// Its `min` is the grid's origin.
     bounds: Aabb,
-    origin: DVec3,
+    /// Cells per unit length along each axis.
     scale: DVec3,
     /// Cells per axis (each at least 1).
     cells: [usize; 3],
@@ -126,7 +128,6 @@ impl CellGrid {
         );
         let mut grid = Self {
             bounds,
-            origin: bounds.min,
             scale,
             cells,
             sums: Vec::new(),
@@ -179,8 +180,8 @@ impl CellGrid {
     /// overlapping).
     #[inline]
     fn range(&self, b: &Aabb) -> ([usize; 3], [usize; 3]) {
-        let lo = (b.min - self.origin) * self.scale;
-        let hi = (b.max - self.origin) * self.scale;
+        let lo = (b.min - self.bounds.min) * self.scale;
+        let hi = (b.max - self.bounds.min) * self.scale;
         // The casts saturate: +∞ and too large values go to the last cell.
         let first =
             |v: f64, n: usize| -> usize { if v > 0.0 { (v as usize).min(n - 1) } else { 0 } };
@@ -201,7 +202,8 @@ impl CellGrid {
     }
 
     /// `false` only when `b` meets none of the boxes the grid was built
-    /// from.
+    /// from. Out of line: the walk is inlined where it is called, and this
+    /// keeps it small (the instructions were the same either way).
     #[inline(never)]
     fn may_meet(&self, b: &Aabb) -> bool {
         if !self.bounds.overlaps(b) {
