@@ -137,8 +137,14 @@ proptest! {
 
     /// The cheap lower bound never exceeds the distance: not above any
     /// sampled pair of points nor the 15 independent sub-problems (exactly,
-    /// no tolerance), 0 for touching pairs; never above the exact distance
-    /// less its rounding estimate's base either.
+    /// no tolerance), 0 for touching pairs; nor above the computed distance
+    /// plus that distance's documented error (the allowance of
+    /// `triangle_triangle_distance_matches_brute_force`: its base and, for
+    /// a sliver, the error of its face candidates). The computed distance
+    /// may be below the true one by that error: two slivers 1.8e-8 apart
+    /// (the regression file's third case) have parallel planes 8.2055e-9
+    /// apart, so the true distance is at least that; the bound is
+    /// 8.1893e-9 and the computed distance 8.1781e-9.
     #[test]
     fn triangle_lower_bound_is_below_the_distance((a, b, kind) in triangle_pair(), t in prop_oneof![Just(0.0), 0.0..1.0_f64]) {
         let lb = distance_lower_bound_triangle_triangle(&a, &b, t);
@@ -151,7 +157,9 @@ proptest! {
             prop_assert_eq!(lb, 0.0);
         }
         let c = closest_points_triangle_triangle(&a, &b);
-        prop_assert!(lb <= c.distance, "bound {lb:e} above the distance {:e}", c.distance);
+        let scale = max_abs(&a).max(max_abs(&b));
+        let allow = 1e-12 * scale + sliver_allowance(&a) + sliver_allowance(&b);
+        prop_assert!(lb <= c.distance + allow, "bound {lb:e} above the distance {:e} + {allow:e}", c.distance);
     }
 
     /// The intersection test is conservative (touching and intersecting
