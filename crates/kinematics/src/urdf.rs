@@ -64,7 +64,11 @@
 //! (zero axis, NaN origin, bad limits: [`KinematicsError::UrdfJoint`]) and
 //! malformed geometry ([`KinematicsError::UrdfGeometry`]). No input panics;
 //! documents nested deeper than [`MAX_NESTING`] levels are rejected before
-//! parsing so that no input exhausts the stack either.
+//! parsing so that no input exhausts the stack either, and so are documents
+//! that are not well-formed XML (namespaces included), with the line and
+//! column of the first fault: urdf-rs's own XML reader accepts some of
+//! those and then panics writing them back out (an attribute whose
+//! namespace has no prefix).
 //!
 //! ```
 //! use armature_kinematics::{GeometryShape, UrdfModel};
@@ -373,6 +377,21 @@ impl Reader<'_> {
             return Err(KinematicsError::Urdf {
                 source_name: self.source(),
                 message: format!("elements are nested deeper than {MAX_NESTING} levels"),
+            });
+        }
+        // urdf-rs's XML reader accepts some documents that are not
+        // well-formed and then panics re-serialising them (an attribute
+        // bound to a namespace that has no prefix): a conforming parser
+        // checks the document first. A document type declaration is
+        // allowed, as urdf-rs allows it.
+        let strict = roxmltree::ParsingOptions {
+            allow_dtd: true,
+            ..roxmltree::ParsingOptions::default()
+        };
+        if let Err(e) = roxmltree::Document::parse_with_options(xml, strict) {
+            return Err(KinematicsError::Urdf {
+                source_name: self.source(),
+                message: format!("not well-formed XML: {e}"),
             });
         }
         let robot = urdf_rs::read_from_string(xml).map_err(|e| KinematicsError::Urdf {

@@ -765,3 +765,49 @@ proptest! {
         }
     }
 }
+
+/// urdf-rs's XML reader accepts this document (a self-closing root whose
+/// attribute `://per` it binds to the default namespace, then trailing
+/// text) and then panics writing it back out: "No namespace prefix bound".
+/// It is not well-formed XML, and is rejected as such before urdf-rs sees
+/// it, with the place of the fault. (Found by `fuzz_urdf`.)
+#[test]
+fn attributes_in_a_default_namespace_without_prefix_are_an_error_not_a_panic() {
+    let xml = "<t xmlns=\"/2\"://per=\"ulder\" type=\"revolute\"/>\n    <origin xyz=\"0 0 0.1\"/>\
+               <axis~ xyz=\"0name\"/>\n    <limit Axmlns=\"-=\"://per=\"2\" effort=\"1e\">\n\n  </joint>\n</robot>\n";
+    let err = UrdfModel::from_str(xml, "fuzzed.urdf").unwrap_err();
+    match &err {
+        KinematicsError::Urdf {
+            source_name,
+            message,
+        } => {
+            assert_eq!(source_name, "fuzzed.urdf");
+            assert!(message.starts_with("not well-formed XML"), "{message}");
+            assert!(message.contains("1:"), "no place in {message}");
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+}
+
+/// Well-formed namespaced documents still load: a xacro namespace
+/// declared on the robot and used on an element urdf-rs drops, and the
+/// predefined `xml:` prefix on a link.
+#[test]
+fn namespaced_well_formed_documents_still_load() {
+    let xml = r#"<?xml version="1.0"?>
+<!DOCTYPE robot>
+<robot name="ns" xmlns:xacro="http://www.ros.org/wiki/xacro">
+  <xacro:property name="l" value="1"/>
+  <link name="base" xml:lang="en"/>
+  <link name="arm"/>
+  <joint name="j" type="revolute">
+    <parent link="base"/>
+    <child link="arm"/>
+    <axis xyz="0 0 1"/>
+    <limit lower="-1" upper="1" effort="1" velocity="1"/>
+  </joint>
+</robot>
+"#;
+    let model = UrdfModel::from_str(xml, "ns.urdf").expect("a well-formed namespaced URDF");
+    assert_eq!(model.tree().len(), 2);
+}
