@@ -90,12 +90,24 @@ pub struct QueryStats {
 pub trait OverlapVolume: BvhVolume {
     /// `false` only when the volumes are certainly disjoint.
     fn may_overlap(&self, other: &Self) -> bool;
+
+    /// [`OverlapVolume::may_overlap`] of two pairs, `[a[0] with b[0], a[1]
+    /// with b[1]]`, the same answers (a volume may test both at once).
+    #[inline]
+    fn may_overlap_pair(a: [&Self; 2], b: [&Self; 2]) -> [bool; 2] {
+        [a[0].may_overlap(b[0]), a[1].may_overlap(b[1])]
+    }
 }
 
 impl OverlapVolume for Obb {
     #[inline]
     fn may_overlap(&self, other: &Self) -> bool {
         overlap_obb_obb(self, other)
+    }
+
+    #[inline]
+    fn may_overlap_pair(a: [&Self; 2], b: [&Self; 2]) -> [bool; 2] {
+        super::obb_obb::overlap_obb_obb_pair(a, b)
     }
 }
 
@@ -336,9 +348,11 @@ impl CollideWorkspace {
 /// a pair of nodes is dropped as soon as their volumes are disjoint
 /// ([`OverlapVolume::may_overlap`], with B's volume mapped into A's frame by
 /// its conservative [`BvhVolume::transform_rigid`]); the larger volume of an overlapping pair
-/// is split; leaf pairs run [`intersect_triangle_triangle`] on every
-/// triangle pair, B's triangle mapped into A's frame by
-/// [`relative_pose`].
+/// is split, and its two child pairs are tested together
+/// ([`OverlapVolume::may_overlap_pair`]: for OBBs one two-lane test,
+/// [`super::overlap_obb_obb_pair`]); leaf pairs run
+/// [`intersect_triangle_triangle`] on every triangle pair, B's triangle
+/// mapped into A's frame by [`relative_pose`].
 ///
 /// **Guarantee.** Never misses a pair: since every volume contains its
 /// triangles and the volume tests are conservative, the pairs found are
@@ -430,8 +444,16 @@ pub fn collide_below<BV: OverlapVolume>(
     descend(&Posed::new(a, b), b_nodes, mode, ws)
 }
 
+/// A seed of [`descend`], whose volumes are tested when it is popped (the
+/// pairs a split pushes were tested together before).
+const UNTESTED: u32 = 1 << 31;
+
 /// The simultaneous descent of [`collide`] from the pairs (A's root, each
-/// of B's `seeds`).
+/// of B's `seeds`). A split tests its two child pairs together
+/// ([`OverlapVolume::may_overlap_pair`]) and pushes those that may
+/// overlap: the pairs tested, the leaf pairs reached and their order are
+/// those of testing each pair when it is popped, but for a child pair
+/// tested before a hit in its sibling's subtree ended the descent.
 fn descend<BV: OverlapVolume>(
     p: &Posed<'_, '_, BV>,
     seeds: &[u32],
@@ -447,26 +469,30 @@ fn descend<BV: OverlapVolume>(
             .iter()
             .rev()
             .filter(|&&j| (j as usize) < count)
-            .map(|&j| [0, j]),
+            .map(|&j| [UNTESTED, j]),
     );
-    // B's node mapped into A's frame, kept while the pairs popped share
-    // it: a split of A's node pushes both children with the same B node,
-    // and the run below the first child usually keeps it too.
-    let mut mapped: Option<(u32, BV)> = None;
+    // B's nodes mapped into A's frame, the two most recent: a split of A's
+    // node keeps its B node, a split of B's maps both children.
+    let mut mapped: [Option<(u32, BV)>; 2] = [None, None];
     'pairs: while let Some([ia, ib]) = ws.stack.pop() {
-        let (na, nb) = (p.node_a(ia), p.node_b(ib));
         let bv_b = match mapped {
-            Some((j, bv)) if j == ib => bv,
+            [Some((k, bv)), _] | [_, Some((k, bv))] if k == ib => bv,
             _ => {
                 let bv = p.bv_b(ib);
-                mapped = Some((ib, bv));
+                mapped = [Some((ib, bv)), mapped[0]];
                 bv
             }
         };
-        stats.bv_tests += 1;
-        if !na.bv.may_overlap(&bv_b) {
-            continue;
-        }
+        let ia = if ia & UNTESTED == 0 {
+            ia
+        } else {
+            stats.bv_tests += 1;
+            if !p.node_a(0).bv.may_overlap(&bv_b) {
+                continue;
+            }
+            0
+        };
+        let (na, nb) = (p.node_a(ia), p.node_b(ib));
         if na.is_leaf() && nb.is_leaf() {
             for &tb in b.bvh.leaf_triangles(nb) {
                 let t_b = p.tri_b(tb);
@@ -480,8 +506,29 @@ fn descend<BV: OverlapVolume>(
                     }
                 }
             }
+            continue;
+        }
+        stats.bv_tests += 2;
+        if p.split_a(na, &na.bv, nb, &bv_b) {
+            let [l, r] = child_ids(na);
+            let met = BV::may_overlap_pair([&p.node_a(l).bv, &p.node_a(r).bv], [&bv_b, &bv_b]);
+            if met[1] {
+                ws.stack.push([r, ib]);
+            }
+            if met[0] {
+                ws.stack.push([l, ib]);
+            }
         } else {
-            p.push_split([ia, ib], &bv_b, &mut ws.stack);
+            let [l, r] = child_ids(nb);
+            let (bv_l, bv_r) = (p.bv_b(l), p.bv_b(r));
+            mapped = [Some((l, bv_l)), Some((r, bv_r))];
+            let met = BV::may_overlap_pair([&na.bv, &na.bv], [&bv_l, &bv_r]);
+            if met[1] {
+                ws.stack.push([ia, r]);
+            }
+            if met[0] {
+                ws.stack.push([ia, l]);
+            }
         }
     }
     MeshCollision {

@@ -112,7 +112,7 @@ pub use mesh_mesh_distance::{
     GreedyStatus, MeshDistance, WithinDistance, approximate_distance, capped_distance, distance,
     greedy_distance, within_distance,
 };
-pub use obb_obb::{OBB_SAT_EPSILON, OBB_SAT_MARGIN, overlap_obb_obb};
+pub use obb_obb::{OBB_SAT_EPSILON, OBB_SAT_MARGIN, overlap_obb_obb, overlap_obb_obb_pair};
 pub use point_segment::{closest_point_segment, distance_point_segment};
 pub use point_triangle::{closest_point_triangle, distance_point_triangle};
 pub use rss_rss::{

@@ -1,6 +1,7 @@
 //! OBB–OBB overlap by the separating axis theorem (Gottschalk et al. 1996).
 
 use crate::bv::Obb;
+use wide::f64x2;
 
 /// Added to each `|Rᵢⱼ|` (a rotation entry, so absolute) in the SAT.
 pub const OBB_SAT_EPSILON: f64 = 1e-12;
@@ -90,4 +91,118 @@ pub fn overlap_obb_obb(a: &Obb, b: &Obb) -> bool {
         }
     }
     true
+}
+
+/// [`overlap_obb_obb`] of two pairs at once, `[overlap(a[0], b[0]),
+/// overlap(a[1], b[1])]`: each lane of two-lane registers computes exactly
+/// the quantities of the one-pair test (the same expressions on the same
+/// inputs, IEEE operations lane by lane), so the answers are the one-pair
+/// test's, NaN included. The descent of [`super::collide`] tests the two
+/// children of a split this way; the pair costs about 1.5 one-pair tests.
+///
+/// ```
+/// use armature_bvh_geometry::{bv::Obb, query::{overlap_obb_obb, overlap_obb_obb_pair}};
+/// use glam::{DMat3, DVec3};
+/// let a = Obb::new(DVec3::ZERO, DMat3::IDENTITY, DVec3::ONE);
+/// let near = Obb::new(DVec3::new(2.3, 0.0, 0.0), DMat3::from_rotation_z(0.785), DVec3::ONE);
+/// let far = Obb::new(DVec3::new(2.5, 0.0, 0.0), DMat3::IDENTITY, DVec3::splat(0.4));
+/// assert_eq!(overlap_obb_obb_pair([&a, &a], [&near, &far]), [true, false]);
+/// assert_eq!(overlap_obb_obb_pair([&a, &far], [&far, &near]), [overlap_obb_obb(&a, &far), overlap_obb_obb(&far, &near)]);
+/// ```
+#[must_use]
+pub fn overlap_obb_obb_pair(a: [&Obb; 2], b: [&Obb; 2]) -> [bool; 2] {
+    let lanes = |f: &dyn Fn(&Obb) -> f64, o: [&Obb; 2]| f64x2::new([f(o[0]), f(o[1])]);
+    let ea = [
+        lanes(&|o| o.half_extents.x, a),
+        lanes(&|o| o.half_extents.y, a),
+        lanes(&|o| o.half_extents.z, a),
+    ];
+    let eb = [
+        lanes(&|o| o.half_extents.x, b),
+        lanes(&|o| o.half_extents.y, b),
+        lanes(&|o| o.half_extents.z, b),
+    ];
+    let axis = |o: [&Obb; 2], i: usize| -> [f64x2; 3] {
+        let col = |x: &Obb| x.axes.col(i);
+        [
+            lanes(&|x| col(x).x, o),
+            lanes(&|x| col(x).y, o),
+            lanes(&|x| col(x).z, o),
+        ]
+    };
+    let ua = [axis(a, 0), axis(a, 1), axis(a, 2)];
+    let ub = [axis(b, 0), axis(b, 1), axis(b, 2)];
+    let ca = [
+        lanes(&|o| o.center.x, a),
+        lanes(&|o| o.center.y, a),
+        lanes(&|o| o.center.z, a),
+    ];
+    let cb = [
+        lanes(&|o| o.center.x, b),
+        lanes(&|o| o.center.y, b),
+        lanes(&|o| o.center.z, b),
+    ];
+    let d = [cb[0] - ca[0], cb[1] - ca[1], cb[2] - ca[2]];
+    // The scale of each lane as the one-pair test computes it.
+    let scale = |a: &Obb, b: &Obb| {
+        a.center.abs().max_element()
+            + b.center.abs().max_element()
+            + a.half_extents.abs().element_sum()
+            + b.half_extents.abs().element_sum()
+    };
+    let margin = f64x2::splat(OBB_SAT_MARGIN) * f64x2::new([scale(a[0], b[0]), scale(a[1], b[1])]);
+    // `DVec3::dot`: `(x x′ + y y′) + z z′`.
+    let dot = |u: &[f64x2; 3], v: &[f64x2; 3]| u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
+    let eps = f64x2::splat(OBB_SAT_EPSILON);
+    // Lanes separated so far (bit k for lane k); NaN never separates.
+    let mut apart = 0u32;
+    let mut test = |proj: f64x2, ra: f64x2, rb: f64x2| {
+        apart |= proj.abs().simd_gt(ra + rb + margin).to_bitmask();
+        apart == 0b11
+    };
+    // Row by row, each just before the face axis that needs it.
+    let row = |i: usize| {
+        let r = [
+            dot(&ua[i], &ub[0]),
+            dot(&ua[i], &ub[1]),
+            dot(&ua[i], &ub[2]),
+        ];
+        (r, [r[0].abs() + eps, r[1].abs() + eps, r[2].abs() + eps])
+    };
+    let (r0, q0) = row(0);
+    let t0 = dot(&d, &ua[0]);
+    if test(t0, ea[0], eb[0] * q0[0] + eb[1] * q0[1] + eb[2] * q0[2]) {
+        return [false; 2];
+    }
+    let (r1, q1) = row(1);
+    let t1 = dot(&d, &ua[1]);
+    if test(t1, ea[1], eb[0] * q1[0] + eb[1] * q1[1] + eb[2] * q1[2]) {
+        return [false; 2];
+    }
+    let (r2, q2) = row(2);
+    let t2 = dot(&d, &ua[2]);
+    if test(t2, ea[2], eb[0] * q2[0] + eb[1] * q2[1] + eb[2] * q2[2]) {
+        return [false; 2];
+    }
+    let (r, q, t) = ([r0, r1, r2], [q0, q1, q2], [t0, t1, t2]);
+    for j in 0..3 {
+        let ra = ea[0] * q[0][j] + ea[1] * q[1][j] + ea[2] * q[2][j];
+        let proj = t[0] * r[0][j] + t[1] * r[1][j] + t[2] * r[2][j];
+        if test(proj, ra, eb[j]) {
+            return [false; 2];
+        }
+    }
+    for i in 0..3 {
+        let (i1, i2) = ((i + 1) % 3, (i + 2) % 3);
+        for j in 0..3 {
+            let (j1, j2) = ((j + 1) % 3, (j + 2) % 3);
+            let ra = ea[i1] * q[i2][j] + ea[i2] * q[i1][j];
+            let rb = eb[j1] * q[i][j2] + eb[j2] * q[i][j1];
+            let proj = t[i2] * r[i1][j] - t[i1] * r[i2][j];
+            if test(proj, ra, rb) {
+                return [false; 2];
+            }
+        }
+    }
+    [apart & 1 == 0, apart & 2 == 0]
 }
