@@ -800,9 +800,19 @@ fn pair_contacts(
     let nb = tb.nodes();
     stack.clear();
     stack.push([0, 0]);
+    // B's node mapped into A's frame, kept while the pairs popped share it
+    // (a split of A's node pushes both children with the same B node).
+    let mut mapped: Option<(u32, Rss)> = None;
     while let Some([i, j]) = stack.pop() {
         let (ni, nj) = (&na[i as usize], &nb[j as usize]);
-        let vb: Rss = nj.bv.transform_rigid(&map);
+        let vb = match mapped {
+            Some((k, v)) if k == j => v,
+            _ => {
+                let v: Rss = nj.bv.transform_rigid(&map);
+                mapped = Some((j, v));
+                v
+            }
+        };
         // Cheap certified bounds first, then the thresholded test (the
         // exact bound only where the cheap ones cannot tell): the contacts
         // come from the triangles, so pruning by any certified lower bound
