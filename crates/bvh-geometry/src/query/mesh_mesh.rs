@@ -444,9 +444,10 @@ pub fn collide_below<BV: OverlapVolume>(
     descend(&Posed::new(a, b), b_nodes, mode, ws)
 }
 
-/// A seed of [`descend`], whose volumes are tested when it is popped (the
-/// pairs a split pushes were tested together before).
-const UNTESTED: u32 = 1 << 31;
+/// A's node of a seed of [`descend`] (A's root, its volumes tested when
+/// the seed is popped; the pairs a split pushes were tested together
+/// before). No node has this id: ids are below the node count, a `u32`.
+const SEED: u32 = u32::MAX;
 
 /// The simultaneous descent of [`collide`] from the pairs (A's root, each
 /// of B's `seeds`). A split tests its two child pairs together
@@ -469,7 +470,7 @@ fn descend<BV: OverlapVolume>(
             .iter()
             .rev()
             .filter(|&&j| (j as usize) < count)
-            .map(|&j| [UNTESTED, j]),
+            .map(|&j| [SEED, j]),
     );
     // B's nodes mapped into A's frame, the two most recent: a split of A's
     // node keeps its B node, a split of B's maps both children.
@@ -483,14 +484,14 @@ fn descend<BV: OverlapVolume>(
                 bv
             }
         };
-        let ia = if ia & UNTESTED == 0 {
-            ia
-        } else {
+        let ia = if ia == SEED {
             stats.bv_tests += 1;
             if !p.node_a(0).bv.may_overlap(&bv_b) {
                 continue;
             }
             0
+        } else {
+            ia
         };
         let (na, nb) = (p.node_a(ia), p.node_b(ib));
         if na.is_leaf() && nb.is_leaf() {

@@ -1,6 +1,7 @@
 //! OBB–OBB overlap by the separating axis theorem (Gottschalk et al. 1996).
 
 use crate::bv::Obb;
+use glam::DVec3;
 use wide::f64x2;
 
 /// Added to each `|Rᵢⱼ|` (a rotation entry, so absolute) in the SAT.
@@ -111,37 +112,21 @@ pub fn overlap_obb_obb(a: &Obb, b: &Obb) -> bool {
 /// ```
 #[must_use]
 pub fn overlap_obb_obb_pair(a: [&Obb; 2], b: [&Obb; 2]) -> [bool; 2] {
-    let lanes = |f: &dyn Fn(&Obb) -> f64, o: [&Obb; 2]| f64x2::new([f(o[0]), f(o[1])]);
-    let ea = [
-        lanes(&|o| o.half_extents.x, a),
-        lanes(&|o| o.half_extents.y, a),
-        lanes(&|o| o.half_extents.z, a),
-    ];
-    let eb = [
-        lanes(&|o| o.half_extents.x, b),
-        lanes(&|o| o.half_extents.y, b),
-        lanes(&|o| o.half_extents.z, b),
-    ];
-    let axis = |o: [&Obb; 2], i: usize| -> [f64x2; 3] {
-        let col = |x: &Obb| x.axes.col(i);
+    // A vector of each lane's box, as three two-lane coordinates.
+    let lanes = |v: [DVec3; 2]| {
         [
-            lanes(&|x| col(x).x, o),
-            lanes(&|x| col(x).y, o),
-            lanes(&|x| col(x).z, o),
+            f64x2::new([v[0].x, v[1].x]),
+            f64x2::new([v[0].y, v[1].y]),
+            f64x2::new([v[0].z, v[1].z]),
         ]
     };
+    let ea = lanes([a[0].half_extents, a[1].half_extents]);
+    let eb = lanes([b[0].half_extents, b[1].half_extents]);
+    let axis = |o: [&Obb; 2], i: usize| lanes([o[0].axes.col(i), o[1].axes.col(i)]);
     let ua = [axis(a, 0), axis(a, 1), axis(a, 2)];
     let ub = [axis(b, 0), axis(b, 1), axis(b, 2)];
-    let ca = [
-        lanes(&|o| o.center.x, a),
-        lanes(&|o| o.center.y, a),
-        lanes(&|o| o.center.z, a),
-    ];
-    let cb = [
-        lanes(&|o| o.center.x, b),
-        lanes(&|o| o.center.y, b),
-        lanes(&|o| o.center.z, b),
-    ];
+    let ca = lanes([a[0].center, a[1].center]);
+    let cb = lanes([b[0].center, b[1].center]);
     let d = [cb[0] - ca[0], cb[1] - ca[1], cb[2] - ca[2]];
     // The scale of each lane as the one-pair test computes it.
     let scale = |a: &Obb, b: &Obb| {
