@@ -11,12 +11,14 @@
 //! solves each step's LCP by projected Gauss–Seidel instead of the
 //! active-set method, and
 //! `PD_ANSWERS=1` prints each answer's value and configuration bit for bit
-//! (to compare two settings or builds).
+//! (to compare two settings or builds), and `PD_SELF=1` keeps only the
+//! configurations where the model collides with itself (the suite's
+//! *puma2* draws on the Puma scene).
 
 use std::f64::consts::PI;
 use std::time::Instant;
 
-use armature::{Pipeline, Scene};
+use armature::{Other, Pipeline, Scene};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
@@ -42,6 +44,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         options.lcp = armature::pd::lcp::LcpSolver::Pgs;
     }
     let answers = std::env::var_os("PD_ANSWERS").is_some();
+    let self_only = std::env::var_os("PD_SELF").is_some();
+    let mut ws = armature::pd::CheckWorkspace::new();
     let mut solver = armature::pd::PdSolver::new(
         scene.body(),
         scene.obstacles(),
@@ -70,6 +74,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .map(|&(lo, hi)| lo + (hi - lo) * unit())
             .collect();
         if !pipeline.collides(&scene, &q)? {
+            continue;
+        }
+        if self_only
+            && solver
+                .checker()
+                .first_overlap(&q, |_, o| matches!(o, Other::Link(_)), &mut ws)?
+                .is_none()
+        {
             continue;
         }
         solver.clear_coherence();

@@ -18,7 +18,9 @@
 mod query_support;
 
 use armature_bvh_geometry::bv::Obb;
-use armature_bvh_geometry::query::{OBB_SAT_MARGIN, overlap_obb_obb, overlap_obb_obb_pair};
+use armature_bvh_geometry::query::{
+    OBB_SAT_MARGIN, overlap_obb_obb, overlap_obb_obb_pair, within_obb_obb, within_obb_obb_pair,
+};
 use glam::{DMat3, DQuat, DVec3};
 use proptest::prelude::*;
 use query_support::{CASES, config, placement, rotation, ternary, unit_vec3, vec3};
@@ -274,6 +276,109 @@ proptest! {
     }
 }
 
+/// A distance to ask about: 0, or around the scale of the pairs' gaps
+/// (`1e-14 .. 10`).
+fn asked_distance() -> impl Strategy<Value = f64> {
+    prop_oneof![1 => Just(0.0), 6 => (-14.0..1.0_f64).prop_map(|e| 10f64.powf(e))]
+}
+
+proptest! {
+    #![proptest_config(config(3 * CASES))]
+
+    /// `within_obb_obb(a, b, m)` is `false` only when the exact distance
+    /// exceeds `m`, is `overlap_obb_obb` at 0, and grows with `m`.
+    #[test]
+    fn within_test_agrees_with_the_exact_distance(
+        (a, b, _) in box_pair(),
+        m in asked_distance(),
+        more in 1.0..4.0_f64,
+    ) {
+        let within = within_obb_obb(&a, &b, m);
+        prop_assert_eq!(within, within_obb_obb(&b, &a, m), "not symmetric");
+        let scale = a.center.abs().max_element()
+            + b.center.abs().max_element()
+            + a.half_extents.element_sum()
+            + b.half_extents.element_sum();
+        let d = box_distance(&a, &b);
+        if d <= m + 1e-13 * scale {
+            prop_assert!(within, "distance {d:e} within {m:e} reported apart (scale {scale:e})");
+        }
+        prop_assert_eq!(within_obb_obb(&a, &b, 0.0), overlap_obb_obb(&a, &b));
+        if within {
+            prop_assert!(within_obb_obb(&a, &b, m * more), "not monotone in the distance");
+        }
+    }
+
+    /// The two-lane test answers each lane as the one-pair test.
+    #[test]
+    fn within_pair_test_answers_lane_by_lane(
+        (a0, b0) in separated_by_one_axis(),
+        (a1, b1, _) in box_pair(),
+        m in asked_distance(),
+        swap in any::<bool>(),
+    ) {
+        let (x, y) = if swap { ((a1, b1), (a0, b0)) } else { ((a0, b0), (a1, b1)) };
+        prop_assert_eq!(
+            within_obb_obb_pair([&x.0, &y.0], [&x.1, &y.1], m),
+            [within_obb_obb(&x.0, &x.1, m), within_obb_obb(&y.0, &y.1, m)]
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(config(CASES))]
+
+    /// Tight on a face axis: boxes a known gap apart along a face normal
+    /// of one are reported apart at any distance below that gap (less
+    /// the test's margins). They may be farther apart than the gap, so
+    /// nothing is asked above it.
+    #[test]
+    fn within_test_is_tight_on_a_face_axis(
+        (ra, rb) in (rotation(), rotation()),
+        (ea, eb) in (vec3(), vec3()),
+        k in 0usize..3,
+        log_gap in -6.0..0.0_f64,
+        share in 0.0..1.0_f64,
+    ) {
+        let (ea, eb) = (ea.abs() + DVec3::splat(0.01), eb.abs() + DVec3::splat(0.01));
+        let a = obb(DVec3::ZERO, ra, ea);
+        let n = axes(&a)[k];
+        let b0 = obb(DVec3::ZERO, rb, eb);
+        let reach_b: f64 = axes(&b0)
+            .iter()
+            .zip(eb.to_array())
+            .map(|(u, e)| e * u.dot(n).abs())
+            .sum();
+        let gap = 10f64.powf(log_gap);
+        let b = obb(n * (ea.to_array()[k] + reach_b + gap), rb, eb);
+        // The margins of the test: a relative 1e-12 of the coordinate scale
+        // (about 10 here), and the epsilon added to the rotation entries.
+        let slack = 1e-9;
+        let m = (gap - slack) * share;
+        prop_assert!(!within_obb_obb(&a, &b, m), "gap {gap:e} reported within {m:e}");
+    }
+}
+
+/// Boxes a known gap apart on a face axis, and corner to corner: the test
+/// is tight on a face axis and sound on the diagonal.
+#[test]
+fn within_by_hand() {
+    let a = Obb::new(DVec3::ZERO, DMat3::IDENTITY, DVec3::ONE);
+    let b = Obb::new(DVec3::new(2.5, 0.3, 0.0), DMat3::IDENTITY, DVec3::ONE);
+    assert!(!within_obb_obb(&a, &b, 0.499));
+    assert!(within_obb_obb(&a, &b, 0.501));
+    // Corner to corner, 0.1 √3 ≈ 0.173 apart.
+    let c = Obb::new(DVec3::splat(2.1), DMat3::IDENTITY, DVec3::ONE);
+    assert!(!within_obb_obb(&a, &c, 0.099));
+    assert!(within_obb_obb(&a, &c, 0.101));
+    assert!(within_obb_obb(&a, &c, 0.18));
+    // A negative or NaN distance counts as 0.
+    for m in [-1.0, f64::NAN] {
+        assert_eq!(within_obb_obb(&a, &b, m), overlap_obb_obb(&a, &b));
+        assert_eq!(within_obb_obb_pair([&a, &a], [&b, &c], m), [false, false]);
+    }
+}
+
 #[test]
 fn pair_test_answers_lane_by_lane_on_special_values() {
     let specials = [
@@ -301,6 +406,11 @@ fn pair_test_answers_lane_by_lane_on_special_values() {
         assert_eq!(
             overlap_obb_obb_pair([&a, &c], [&b, &a]),
             [overlap_obb_obb(&a, &b), overlap_obb_obb(&c, &a)]
+        );
+        let m = pick();
+        assert_eq!(
+            within_obb_obb_pair([&a, &c], [&b, &a], m),
+            [within_obb_obb(&a, &b, m), within_obb_obb(&c, &a, m)]
         );
     }
 }

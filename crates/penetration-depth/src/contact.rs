@@ -14,24 +14,37 @@
 //!
 //! *Records of pairs found apart.* The relative pose of two links depends
 //! only on the joints from each up to, not including, their common
-//! ancestor (up to the roots for two robots). A [`CheckWorkspace`] keeps,
-//! per pair of links, the values of those coordinates at the last few
-//! configurations where the pair was found apart (most recently used
-//! first); where they are the same bit for bit, the pair is answered apart
-//! with no test ([`CheckWorkspace::set_reuse_apart_pairs`]). The answer is
-//! the test's up to the rounding of the world poses the relative pose is
-//! computed from; the solver confirms its answer with every pair tested.
-//! A ranking search from a translated candidate moves only the root, so
-//! each pair of links is tested once instead of at every step.
+//! ancestor (up to the roots for two robots); the pose of a link against
+//! a fixed obstacle, on the joints from the link up to its root. A
+//! [`CheckWorkspace`] keeps, per pair, the values of those coordinates at
+//! the last few configurations where the pair was found apart (most
+//! recently used first); where they are the same bit for bit, the pair is
+//! answered apart with no test ([`CheckWorkspace::set_reuse_apart_pairs`]).
+//! The answer is the test's up to the rounding of the world poses the
+//! relative pose is computed from (exactly the test's for an obstacle);
+//! the solver confirms its answer with every pair tested. A ranking search
+//! from a translated candidate moves only the root, so each pair of links
+//! is tested once instead of at every step; a greedy pass moves one joint
+//! at a time, so the links above it keep their obstacle records.
+//!
+//! *Contacts.* The triangle pairs within the tolerance are found by a
+//! descent of the two OBB trees (the RSS trees' nodes: they are built
+//! together) that drops a pair of boxes certainly farther apart than the
+//! tolerance, or than the farthest of the nearest contacts once enough are
+//! known ([`within_obb_obb_pair`]: the overlap test with the distance added
+//! to each axis' margin, the two children of a split at once), starting
+//! below an obstacle's top boxes within that distance of the link's box.
+//! A dropped pair holds no triangle pair that counts, so the contacts, and
+//! their order, are those of any sound descent in the same order.
 
 use armature_bvh_geometry::query::{
-    CollideMode, CollideWorkspace, DistanceVolume, DistanceWorkspace, MeshObject, apart_beyond_rss,
-    capped_distance, closest_points_triangle_triangle, collide, collide_below, contains_part,
-    distance, relative_pose, triangle_pair_intersects, within_distance,
+    CollideMode, CollideWorkspace, DistanceWorkspace, MeshObject, capped_distance,
+    closest_points_triangle_triangle, collide, collide_below, contains_part, distance,
+    relative_pose, triangle_pair_intersects, within_distance, within_obb_obb, within_obb_obb_pair,
 };
 use armature_bvh_geometry::{
-    Aabb, ArticulatedBody, BvhVolume, DisabledPairs, DynamicHierarchyOptions, LinkGeometry,
-    Obstacle, RigidMap, Rss, TopBoxes,
+    Aabb, ArticulatedBody, BvhVolume, DisabledPairs, DynamicHierarchyOptions, LinkGeometry, Obb,
+    Obstacle, RigidMap, TopBoxes,
 };
 use armature_conservative_advance::Other;
 use armature_kinematics::LocalTransforms;
@@ -85,7 +98,7 @@ struct Posed<'a> {
 /// deeper boxes, each a separate descent).
 const TOP_BOX_LEVELS: u32 = 9;
 
-/// Configurations at which a pair of links was found apart, kept per pair
+/// Configurations at which a pair was found apart, kept per pair
 /// (most recently used first).
 const RECORDS: usize = 8;
 
@@ -111,7 +124,7 @@ pub struct CheckWorkspace {
     /// Per pair ([`Checker::pairs`] order), the triangle pair that met
     /// when it last overlapped: tested first next time.
     witnesses: Vec<Option<[u32; 2]>>,
-    /// Per pair of links, the values of the coordinates its relative pose
+    /// Per pair, the values of the coordinates its relative pose
     /// depends on ([`Checker`]'s chains, same layout) when it was last
     /// found apart, and whether that record holds.
     apart_at: Vec<f64>,
@@ -122,9 +135,9 @@ pub struct CheckWorkspace {
     nearest: BinaryHeap<Ordered>,
     /// Pairs answered from the records so far.
     reused: u64,
-    /// Tests only: while records are used, every pair of links is answered
-    /// apart with no test (a wrong record), to exercise the solver's
-    /// confirming check.
+    /// Tests only: while records are used, every pair with coordinates to
+    /// record is answered apart with no test (a wrong record), to exercise
+    /// the solver's confirming check.
     #[cfg(test)]
     pub(crate) misreport_link_pairs: bool,
     /// The [`Checker`] the records are of (its `id`; 0 before the first
@@ -139,8 +152,9 @@ impl CheckWorkspace {
         Self::default()
     }
 
-    /// Whether a pair of links found apart is answered apart again, with
-    /// no test, while the joints between its two links keep their values
+    /// Whether a pair found apart is answered apart again, with no test,
+    /// while the joints its relative pose depends on keep their values
+    /// (between two links; from a link to its root against an obstacle)
     /// (default `true`); off, every check tests every pair.
     pub fn set_reuse_apart_pairs(&mut self, reuse: bool) {
         self.fresh = !reuse;
@@ -228,10 +242,17 @@ impl<'a> Checker<'a> {
         let mut chain_coords = Vec::new();
         for &(i, other) in &pairs {
             let start = chain_coords.len() as u32;
-            if let Other::Link(j) = other {
-                let top = tree.common_ancestor(i, j);
-                for end in [i, j] {
-                    for k in tree.ancestors(end).take_while(|&k| Some(k) != top) {
+            match other {
+                Other::Link(j) => {
+                    let top = tree.common_ancestor(i, j);
+                    for end in [i, j] {
+                        for k in tree.ancestors(end).take_while(|&k| Some(k) != top) {
+                            chain_coords.extend(tree.q_range(k).map(|c| c as u32));
+                        }
+                    }
+                }
+                Other::Obstacle(_) => {
+                    for k in tree.ancestors(i) {
                         chain_coords.extend(tree.q_range(k).map(|c| c as u32));
                     }
                 }
@@ -333,9 +354,9 @@ impl<'a> Checker<'a> {
     }
 
     /// [`Checker::pair_overlaps`] at `q`, answered with no test for a
-    /// pair of links last found apart with the same values of the
-    /// coordinates between them: their relative pose is then the same up
-    /// to the rounding of the world poses it is computed from.
+    /// pair last found apart with the same values of the coordinates its
+    /// relative pose depends on: that pose is then the same up to the
+    /// rounding of the world poses it is computed from.
     fn slot_overlaps(
         &self,
         q: &[f64],
@@ -700,7 +721,18 @@ impl<'a> Checker<'a> {
             let Some([a, b]) = self.members(&posed, link, other) else {
                 continue;
             };
-            pair_contacts(&a, &b, &mut nearest, &mut ws.stack, |mut c| {
+            // An obstacle's triangles within reach of the link lie below
+            // its top boxes within reach of the link's world box.
+            let seeds: &[u32] = match b.tops {
+                Some(tops) => {
+                    if !tops.near_nodes(&a.aabb, nearest.reach(), &mut ws.near_nodes) {
+                        continue;
+                    }
+                    &ws.near_nodes
+                }
+                None => &[0],
+            };
+            pair_contacts(&a, &b, seeds, &mut nearest, &mut ws.stack, |mut c| {
                 c.link = link;
                 c.other = other;
                 out.push(c);
@@ -784,10 +816,13 @@ impl Nearest {
 }
 
 /// Every triangle pair of `a` and `b` within `tolerance`, by a descent of
-/// their RSS trees pruned by the volumes' certified distance bound.
+/// their RSS trees pruned by the volumes' certified distance bound, from
+/// the pairs (A's root, each of B's `seeds`): B's root, or nodes below
+/// which lie all of B's triangles within reach of A.
 fn pair_contacts(
     a: &Posed<'_>,
     b: &Posed<'_>,
+    seeds: &[u32],
     nearest: &mut Nearest,
     stack: &mut Vec<[u32; 2]>,
     mut emit: impl FnMut(ContactPoint),
@@ -798,31 +833,41 @@ fn pair_contacts(
     let map = RigidMap::new(&rel);
     let na = ta.nodes();
     let nb = tb.nodes();
+    // The OBB trees share the RSS trees' nodes (built together): their
+    // boxes prune, the RSS volumes' sizes choose the split.
+    let (oa, ob) = (a.geometry.obb_tree.nodes(), b.geometry.obb_tree.nodes());
+    debug_assert!(oa.len() == na.len() && ob.len() == nb.len());
+    let box_a = |i: u32| &oa[i as usize].bv;
+    let box_b = |j: u32| ob[j as usize].bv.transform_rigid(&map);
     stack.clear();
-    stack.push([0, 0]);
-    // B's node mapped into A's frame, kept while the pairs popped share it
-    // (a split of A's node pushes both children with the same B node).
-    let mut mapped: Option<(u32, Rss)> = None;
+    // Popped in the order given; a seed's boxes are tested when it is
+    // popped, the pairs a split pushes before (the two together).
+    stack.extend(seeds.iter().rev().map(|&j| [SEED, j]));
+    // B's boxes mapped into A's frame, the two most recent: a split of A's
+    // node keeps its B node, a split of B's maps both children.
+    let mut mapped: [Option<(u32, Obb)>; 2] = [None, None];
     while let Some([i, j]) = stack.pop() {
-        let (ni, nj) = (&na[i as usize], &nb[j as usize]);
         let vb = match mapped {
-            Some((k, v)) if k == j => v,
+            [Some((k, v)), _] | [_, Some((k, v))] if k == j => v,
             _ => {
-                let v: Rss = nj.bv.transform_rigid(&map);
-                mapped = Some((j, v));
+                let v = box_b(j);
+                mapped = [Some((j, v)), mapped[0]];
                 v
             }
         };
-        // Cheap certified bounds first, then the thresholded test (the
-        // exact bound only where the cheap ones cannot tell): the contacts
-        // come from the triangles, so pruning by any certified lower bound
-        // finds the same ones.
-        let reach = nearest.reach();
-        let (lower, upper) = ni.bv.distance_bounds(&vb, reach);
-        if lower > reach || (upper > reach && apart_beyond_rss(&ni.bv, &vb, reach)) {
-            continue;
-        }
-        match (ni.children(), nj.children()) {
+        // A pair of boxes farther apart than the reach holds no triangle
+        // pair that close (the contacts come from the triangles, so
+        // pruning by any sound test finds the same ones).
+        let i = if i == SEED {
+            if !within_obb_obb(box_a(0), &vb, nearest.reach()) {
+                continue;
+            }
+            0
+        } else {
+            i
+        };
+        let (ni, nj) = (&na[i as usize], &nb[j as usize]);
+        let split_a = match (ni.children(), nj.children()) {
             (None, None) => {
                 for &x in ta.leaf_triangles(ni) {
                     let tri_a = a.geometry.mesh.triangle(x as usize);
@@ -847,27 +892,42 @@ fn pair_contacts(
                         }
                     }
                 }
+                continue;
             }
-            (Some([c0, c1]), None) => {
-                stack.push([c0 as u32, j]);
-                stack.push([c1 as u32, j]);
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (Some(_), Some(_)) => ni.bv.size() >= nj.bv.size(),
+        };
+        // The second child is popped first, as the descent always has.
+        let reach = nearest.reach();
+        if split_a {
+            let [l, r] = ni.children().map_or([i; 2], |c| c.map(|k| k as u32));
+            let met = within_obb_obb_pair([box_a(l), box_a(r)], [&vb, &vb], reach);
+            if met[0] {
+                stack.push([l, j]);
             }
-            (None, Some([c0, c1])) => {
-                stack.push([i, c0 as u32]);
-                stack.push([i, c1 as u32]);
+            if met[1] {
+                stack.push([r, j]);
             }
-            (Some(ci), Some(cj)) => {
-                if ni.bv.size() >= nj.bv.size() {
-                    stack.push([ci[0] as u32, j]);
-                    stack.push([ci[1] as u32, j]);
-                } else {
-                    stack.push([i, cj[0] as u32]);
-                    stack.push([i, cj[1] as u32]);
-                }
+        } else {
+            let [l, r] = nj.children().map_or([j; 2], |c| c.map(|k| k as u32));
+            let (vl, vr) = (box_b(l), box_b(r));
+            mapped = [Some((l, vl)), Some((r, vr))];
+            let met = within_obb_obb_pair([box_a(i), box_a(i)], [&vl, &vr], reach);
+            if met[0] {
+                stack.push([i, l]);
+            }
+            if met[1] {
+                stack.push([i, r]);
             }
         }
     }
 }
+
+/// A's node of a seed of [`pair_contacts`] (A's root, its boxes tested
+/// when popped). No node has this id: ids are below the node count, a
+/// `u32`.
+const SEED: u32 = u32::MAX;
 
 /// A contact from closest points given in `a`'s frame.
 #[allow(clippy::too_many_arguments)]

@@ -163,10 +163,10 @@ pub struct PdOptions {
     /// the answer, is the same either way; this is for comparison.
     /// Default `false`.
     pub exhaustive_ranking: bool,
-    /// Answer a pair of links found apart at one configuration apart again,
-    /// with no test, at a configuration where every joint between them
-    /// has the same value (their relative pose is the same; see
-    /// [`Checker`]); an answer is then confirmed by a check that tests
+    /// Answer a pair found apart at one configuration apart again, with no
+    /// test, at a configuration where every joint its relative pose
+    /// depends on has the same value (between two links; from a link to
+    /// its root against a fixed obstacle; see [`Checker`]); an answer is then confirmed by a check that tests
     /// every pair, and the query runs again without this where it fails.
     /// Off, every discrete check tests every pair; this is for comparison.
     /// Default `true`.

@@ -6,15 +6,22 @@
 //!   on random walks through the configurations of a branching model and a
 //!   second robot, where links of one finger, of two fingers and of the
 //!   two robots collide often.
+//!   The same holds for a link and an obstacle while the joints from the
+//!   link's root keep their values.
 //! - The nearest contacts, found with the descent cut at the farthest of
-//!   those known, are the first of all the contacts.
+//!   those known, are the first of all the contacts; and all the contacts
+//!   are every triangle pair within the tolerance (brute force over every
+//!   triangle pair of every tested pair: the descent's box tests and its
+//!   start below an obstacle's top boxes only skip pairs farther away).
 
 mod common;
 
 use std::f64::consts::PI;
 use std::sync::Arc;
 
+use armature_bvh_geometry::query::{closest_points_triangle_triangle, relative_pose};
 use armature_bvh_geometry::{ArticulatedBody, DisabledPairs, Obstacle};
+use armature_conservative_advance::Other;
 use armature_kinematics::{Joint, JointType, KinematicTree, LinkSpec};
 use armature_penetration_depth::{CheckWorkspace, Checker};
 use common::{Rng, cuboid};
@@ -159,7 +166,7 @@ proptest! {
             prop_assert_eq!(&with, &without, "q = {:?}", q);
             link_overlaps += with
                 .iter()
-                .filter(|(_, o)| matches!(o, armature_conservative_advance::Other::Link(_)))
+                .filter(|(_, o)| matches!(o, Other::Link(_)))
                 .count();
             let a = checker.first_overlap(&q, |_, _| true, &mut reuse).unwrap();
             let b = checker.first_overlap(&q, |_, _| true, &mut fresh).unwrap();
@@ -237,5 +244,91 @@ proptest! {
             }
         }
         prop_assert!(cut > 0, "no limit ever cut the contacts");
+    }
+}
+
+/// A contact as compared: the link, the other (`(0, obstacle)` or `(1,
+/// link)`), the two triangles, the distance.
+type ContactKey = (usize, (u8, usize), u32, u32, f64);
+
+/// Every triangle pair of every tested pair within `tolerance` at `q`, by
+/// brute force: `(link, other, triangle of the link, triangle of the
+/// other, distance)`, sorted.
+fn brute_force_contacts(checker: &Checker<'_>, q: &[f64], tolerance: f64) -> Vec<ContactKey> {
+    let body = checker.body();
+    let poses = body.tree().poses(q).unwrap();
+    let mut out = Vec::new();
+    for &(link, other) in checker.pairs() {
+        let Some(a) = body.links()[link].as_ref() else {
+            continue;
+        };
+        let (b, pose_b, key) = match other {
+            Other::Link(j) => match body.links()[j].as_ref() {
+                Some(g) => (g, poses[j], (1, j)),
+                None => continue,
+            },
+            Other::Obstacle(o) => {
+                let ob = &checker.obstacles()[o];
+                (ob.geometry(), ob.pose_at(0.0), (0, o))
+            }
+        };
+        let rel = relative_pose(&poses[link], &pose_b);
+        for x in 0..a.mesh.num_triangles() {
+            let tri_a = a.mesh.triangle(x);
+            for y in 0..b.mesh.num_triangles() {
+                let tri_b = b.mesh.triangle(y).map(|p| rel.transform_point3(p));
+                let d = closest_points_triangle_triangle(&tri_a, &tri_b).distance;
+                if d <= tolerance {
+                    out.push((link, key, x as u32, y as u32, d));
+                }
+            }
+        }
+    }
+    out.sort_by_key(|x| (x.0, x.1, x.2, x.3));
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// `contacts` finds every triangle pair within the tolerance and no
+    /// other, at random configurations where many pairs are near.
+    #[test]
+    fn contacts_are_every_triangle_pair_within_the_tolerance(
+        seed in any::<u64>(),
+        tolerance in 0.0f64..0.05,
+    ) {
+        let body = hand_and_block();
+        let tree = body.tree();
+        let obstacles = slab();
+        let checker = Checker::new(&body, &obstacles, &DisabledPairs::new(), true, true).unwrap();
+        let mut ws = CheckWorkspace::new();
+        let mut rng = Rng(seed);
+        let mut q = start(&mut rng, tree);
+        let mut all = Vec::new();
+        let mut found = 0;
+        for _ in 0..12 {
+            step(&mut rng, tree, &mut q, &[]);
+            checker.contacts(&q, tolerance, &mut all, &mut ws).unwrap();
+            let want = brute_force_contacts(&checker, &q, tolerance);
+            let mut got: Vec<ContactKey> = all
+                .iter()
+                .map(|c| {
+                    let key = match c.other {
+                        Other::Link(j) => (1, j),
+                        Other::Obstacle(o) => (0, o),
+                    };
+                    (c.link, key, c.triangle_a, c.triangle_b, c.distance)
+                })
+                .collect();
+            got.sort_by_key(|x| (x.0, x.1, x.2, x.3));
+            prop_assert_eq!(got.len(), want.len(), "q = {:?}", q);
+            for (g, w) in got.iter().zip(&want) {
+                prop_assert_eq!((g.0, g.1, g.2, g.3), (w.0, w.1, w.2, w.3), "q = {:?}", q);
+                prop_assert!((g.4 - w.4).abs() <= 1e-12, "q = {:?}: {} against {}", q, g.4, w.4);
+            }
+            found += want.len();
+        }
+        prop_assert!(found > 0, "no contact within the tolerance");
     }
 }

@@ -11,7 +11,7 @@
 //! | segment–segment | [`closest_points_segment_segment`], [`distance_segment_segment`] |
 //! | segment–triangle | [`closest_points_segment_triangle`], [`distance_segment_triangle`] |
 //! | triangle–triangle | [`closest_points_triangle_triangle`], [`distance_triangle_triangle`], [`intersect_triangle_triangle`] |
-//! | OBB–OBB | [`overlap_obb_obb`] (15-axis SAT) |
+//! | OBB–OBB | [`overlap_obb_obb`] (15-axis SAT), [`within_obb_obb`] (the same with a distance), two pairs at once: [`overlap_obb_obb_pair`], [`within_obb_obb_pair`] |
 //! | RSS–RSS | [`distance_rss_rss`] (lower bound), [`closest_points_rectangle_rectangle`] |
 //! | sphere–sphere, capsule–capsule | [`distance_sphere_sphere`], [`distance_capsule_capsule`] |
 //! | sphere–triangle, capsule–triangle | [`distance_sphere_triangle`], [`distance_capsule_triangle`] |
@@ -112,7 +112,10 @@ pub use mesh_mesh_distance::{
     GreedyStatus, MeshDistance, WithinDistance, approximate_distance, capped_distance, distance,
     greedy_distance, within_distance,
 };
-pub use obb_obb::{OBB_SAT_EPSILON, OBB_SAT_MARGIN, overlap_obb_obb, overlap_obb_obb_pair};
+pub use obb_obb::{
+    OBB_SAT_EPSILON, OBB_SAT_MARGIN, overlap_obb_obb, overlap_obb_obb_pair, within_obb_obb,
+    within_obb_obb_pair,
+};
 pub use point_segment::{closest_point_segment, distance_point_segment};
 pub use point_triangle::{closest_point_triangle, distance_point_triangle};
 pub use rss_rss::{

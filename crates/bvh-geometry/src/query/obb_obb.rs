@@ -44,6 +44,47 @@ pub const OBB_SAT_MARGIN: f64 = 1e-12;
 /// ```
 #[must_use]
 pub fn overlap_obb_obb(a: &Obb, b: &Obb) -> bool {
+    separated_by_more_than(a, b, 0.0)
+}
+
+/// Whether two oriented boxes may come within `distance` (`≥ 0`) of each
+/// other: `false` only when every point of one is more than `distance`
+/// from every point of the other. [`overlap_obb_obb`]'s test with
+/// `distance` added to the gap each axis must exceed, so it is
+/// conservative in the same ways, and `within_obb_obb(a, b, 0.0) ==
+/// overlap_obb_obb(a, b)`. A negative or NaN distance counts as 0.
+///
+/// **Why it holds.** On a face axis (a unit vector) a gap above `distance`
+/// is a separation of the boxes' projections by more than `distance`. An
+/// edge axis `uᵢ × vⱼ` has length `sin θ ≤ 1`, so a gap above `distance`
+/// along it is a separation above `distance / sin θ ≥ distance` along its
+/// unit vector. Points of the two boxes are at least as far apart as
+/// their projections on any unit axis.
+///
+/// Cheaper than a distance bound where only "farther than `distance`?"
+/// is asked, and tighter than growing one box by `distance` along its
+/// axes (which adds up to `√3 · distance` on a skew axis).
+///
+/// ```
+/// use armature_bvh_geometry::bv::Obb;
+/// use armature_bvh_geometry::query::{overlap_obb_obb, within_obb_obb};
+/// use glam::{DMat3, DVec3};
+/// let a = Obb::new(DVec3::ZERO, DMat3::IDENTITY, DVec3::ONE);
+/// // 0.5 apart along x.
+/// let b = Obb::new(DVec3::new(2.5, 0.0, 0.0), DMat3::IDENTITY, DVec3::ONE);
+/// assert!(!overlap_obb_obb(&a, &b));
+/// assert!(!within_obb_obb(&a, &b, 0.4));
+/// assert!(within_obb_obb(&a, &b, 0.6));
+/// ```
+#[must_use]
+pub fn within_obb_obb(a: &Obb, b: &Obb, distance: f64) -> bool {
+    separated_by_more_than(a, b, if distance > 0.0 { distance } else { 0.0 })
+}
+
+/// The SAT of [`overlap_obb_obb`] with `extra` (`≥ 0`) added to the
+/// margin every axis' gap must exceed: `false` when one axis separates.
+#[inline]
+fn separated_by_more_than(a: &Obb, b: &Obb, extra: f64) -> bool {
     let ea = a.half_extents.to_array();
     let eb = b.half_extents.to_array();
     let ua = [a.axes.x_axis, a.axes.y_axis, a.axes.z_axis];
@@ -62,7 +103,7 @@ pub fn overlap_obb_obb(a: &Obb, b: &Obb) -> bool {
         + b.center.abs().max_element()
         + a.half_extents.abs().element_sum()
         + b.half_extents.abs().element_sum();
-    let margin = OBB_SAT_MARGIN * scale;
+    let margin = OBB_SAT_MARGIN * scale + extra;
     // `gap > radii + margin` is false for NaN, so NaN never separates.
     let separates = |proj: f64, ra: f64, rb: f64| proj.abs() > ra + rb + margin;
 
@@ -112,6 +153,36 @@ pub fn overlap_obb_obb(a: &Obb, b: &Obb) -> bool {
 /// ```
 #[must_use]
 pub fn overlap_obb_obb_pair(a: [&Obb; 2], b: [&Obb; 2]) -> [bool; 2] {
+    separated_pair(a, b, 0.0)
+}
+
+/// [`within_obb_obb`] of two pairs at once, `[within(a[0], b[0]), within(a[1],
+/// b[1])]`, at the same `distance`: the lanes compute the one-pair test's
+/// quantities as [`overlap_obb_obb_pair`] does, so the answers are the
+/// one-pair test's.
+///
+/// ```
+/// use armature_bvh_geometry::bv::Obb;
+/// use armature_bvh_geometry::query::{within_obb_obb, within_obb_obb_pair};
+/// use glam::{DMat3, DVec3};
+/// let a = Obb::new(DVec3::ZERO, DMat3::IDENTITY, DVec3::ONE);
+/// let half = Obb::new(DVec3::new(2.5, 0.0, 0.0), DMat3::IDENTITY, DVec3::ONE);
+/// let far = Obb::new(DVec3::new(0.0, 5.0, 0.0), DMat3::IDENTITY, DVec3::ONE);
+/// assert_eq!(within_obb_obb_pair([&a, &a], [&half, &far], 0.6), [true, false]);
+/// assert_eq!(
+///     within_obb_obb_pair([&a, &half], [&far, &far], 2.5),
+///     [within_obb_obb(&a, &far, 2.5), within_obb_obb(&half, &far, 2.5)],
+/// );
+/// ```
+#[must_use]
+pub fn within_obb_obb_pair(a: [&Obb; 2], b: [&Obb; 2], distance: f64) -> [bool; 2] {
+    separated_pair(a, b, if distance > 0.0 { distance } else { 0.0 })
+}
+
+/// The two-lane SAT of [`overlap_obb_obb_pair`] with `extra` (`≥ 0`) added
+/// to each lane's margin, as [`separated_by_more_than`] adds it.
+#[inline]
+fn separated_pair(a: [&Obb; 2], b: [&Obb; 2], extra: f64) -> [bool; 2] {
     // A vector of each lane's box, as three two-lane coordinates.
     let lanes = |v: [DVec3; 2]| {
         [
@@ -135,7 +206,8 @@ pub fn overlap_obb_obb_pair(a: [&Obb; 2], b: [&Obb; 2]) -> [bool; 2] {
             + a.half_extents.abs().element_sum()
             + b.half_extents.abs().element_sum()
     };
-    let margin = f64x2::splat(OBB_SAT_MARGIN) * f64x2::new([scale(a[0], b[0]), scale(a[1], b[1])]);
+    let margin = f64x2::splat(OBB_SAT_MARGIN) * f64x2::new([scale(a[0], b[0]), scale(a[1], b[1])])
+        + f64x2::splat(extra);
     // `DVec3::dot`: `(x x′ + y y′) + z z′`.
     let dot = |u: &[f64x2; 3], v: &[f64x2; 3]| u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
     let eps = f64x2::splat(OBB_SAT_EPSILON);
