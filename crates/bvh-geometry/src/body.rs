@@ -123,7 +123,10 @@ pub struct LinkGeometry {
     /// Mass properties at unit density, when the mesh is closed and
     /// consistently oriented.
     pub mass: Option<MassProperties>,
-    /// OBB hierarchy over the mesh.
+    /// OBB hierarchy over the mesh: the RSS hierarchy's nodes, each box
+    /// below the root the tightest of a few frames' fits (the principal
+    /// frame's, the mesh's axes, and least-area rectangles about the
+    /// principal axes).
     pub obb_tree: Arc<Bvh<Obb>>,
     /// RSS hierarchy over the mesh, [`RSS_LEAF_TRIANGLES`] per leaf
     /// ([`LARGE_MESH_LEAF_TRIANGLES`] for large meshes).

@@ -34,8 +34,9 @@
 //! known ([`within_obb_obb_pair`]: the overlap test with the distance added
 //! to each axis' margin, the two children of a split at once), starting
 //! below an obstacle's top boxes within that distance of the link's box.
-//! A dropped pair holds no triangle pair that counts, so the contacts, and
-//! their order, are those of any sound descent in the same order.
+//! A dropped pair holds no triangle pair that counts, so the contacts are
+//! those of any sound descent, and they are sorted by distance, then by
+//! pair and triangles: the list does not depend on the descent.
 
 use armature_bvh_geometry::query::{
     CollideMode, CollideWorkspace, DistanceWorkspace, MeshObject, capped_distance,
@@ -667,7 +668,9 @@ impl<'a> Checker<'a> {
 
     /// Every contact within `tolerance` at `q` (every triangle pair of a
     /// tested pair whose distance is at most `tolerance`), appended to
-    /// `out` after clearing it, closest first.
+    /// `out` after clearing it, closest first; equal distances by link,
+    /// other (obstacles first, then links, each by index) and triangles,
+    /// so the list does not depend on the order the descent finds them.
     ///
     /// # Errors
     /// As [`Checker::first_overlap`]; [`PdError::InvalidOption`]
@@ -689,8 +692,8 @@ impl<'a> Checker<'a> {
     ///
     /// *Same answer.* The `limit`-th distance `T` of all contacts is never
     /// above the `limit`-th of those found so far, so no contact within
-    /// `T` is skipped, and they are found in `contacts`' order; the list,
-    /// sorted stably by distance and cut to `limit`, is `contacts`' cut.
+    /// `T` is skipped (ties included); the list, sorted as `contacts`
+    /// sorts and cut to `limit`, is `contacts`' cut.
     ///
     /// # Errors
     /// As [`Checker::contacts`].
@@ -740,7 +743,20 @@ impl<'a> Checker<'a> {
         }
         ws.nearest = nearest.into_heap();
         ws.posed = posed;
-        out.sort_by(|x, y| x.distance.total_cmp(&y.distance));
+        // Closest first, equal distances in a fixed order of the pair and
+        // the triangles: the list does not depend on the descent's order.
+        let order = |c: &ContactPoint| {
+            let other = match c.other {
+                Other::Obstacle(o) => (0, o),
+                Other::Link(j) => (1, j),
+            };
+            (c.link, other, c.triangle_a, c.triangle_b)
+        };
+        out.sort_by(|x, y| {
+            x.distance
+                .total_cmp(&y.distance)
+                .then_with(|| order(x).cmp(&order(y)))
+        });
         out.truncate(limit);
         Ok(())
     }

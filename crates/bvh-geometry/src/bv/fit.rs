@@ -2,7 +2,7 @@
 //! area-weighted, of triangles), the symmetric 3×3 eigen decomposition behind
 //! the principal axes, and the rounding allowances used by the transforms.
 
-use glam::{DAffine3, DMat3, DVec3};
+use glam::{DAffine3, DMat3, DVec2, DVec3};
 
 use super::{FitError, MAX_COORDINATE};
 
@@ -281,6 +281,87 @@ pub(crate) fn abs_diff_up(a: f64, b: f64) -> f64 {
 pub(crate) fn transform_slack(m: &DAffine3, c: DVec3, r: f64) -> f64 {
     let mag = m.matrix3.abs() * (c.abs() + DVec3::splat(r.abs()));
     16.0 * f64::EPSILON * (mag.max_element() + m.translation.abs().max_element())
+}
+
+/// Candidate frames for a tight box around `points`, beyond the principal
+/// frame `principal`: the mesh's own axes, and for each principal axis `u`
+/// the frame with `u` fixed that fits the points' projections on the plane
+/// across `u` with the rectangle of least area (an edge of the
+/// projections' convex hull lies on a side of that rectangle; the hull's
+/// edges are tried). Every frame is orthonormal to rounding
+/// ([`orthonormal_frame`]). Measured on the penetration-depth suite, the
+/// mesh's axes fixed in turn as well gave under 1 % fewer instructions
+/// per query, for twice the build time.
+pub(crate) fn tight_frame_candidates(points: &[DVec3], principal: DMat3) -> Vec<DMat3> {
+    let mut out = vec![DMat3::IDENTITY];
+    let mut plane = Vec::with_capacity(points.len());
+    let mut hull = Vec::new();
+    for u in [principal.x_axis, principal.y_axis, principal.z_axis] {
+        let frame = orthonormal_frame(u, u.any_orthonormal_pair().0);
+        let (a, b) = (frame.y_axis, frame.z_axis);
+        plane.clear();
+        plane.extend(points.iter().map(|p| DVec2::new(p.dot(a), p.dot(b))));
+        convex_hull_2d(&mut plane, &mut hull);
+        if let Some(dir) = min_area_rectangle_direction(&hull) {
+            // The rectangle's side along `dir` (plane coordinates).
+            out.push(orthonormal_frame(a * dir.x + b * dir.y, u));
+        }
+    }
+    out
+}
+
+/// The convex hull of `points` (reordered), counter-clockwise without
+/// collinear points (Andrew's monotone chain), into `hull`.
+fn convex_hull_2d(points: &mut [DVec2], hull: &mut Vec<DVec2>) {
+    hull.clear();
+    points.sort_by(|p, q| p.x.total_cmp(&q.x).then(p.y.total_cmp(&q.y)));
+    let cross = |o: DVec2, a: DVec2, b: DVec2| (a - o).perp_dot(b - o);
+    for &p in points.iter() {
+        while hull.len() >= 2 && cross(hull[hull.len() - 2], hull[hull.len() - 1], p) <= 0.0 {
+            hull.pop();
+        }
+        hull.push(p);
+    }
+    let lower = hull.len() + 1;
+    for &p in points.iter().rev().skip(1) {
+        while hull.len() >= lower && cross(hull[hull.len() - 2], hull[hull.len() - 1], p) <= 0.0 {
+            hull.pop();
+        }
+        hull.push(p);
+    }
+    hull.pop();
+}
+
+/// Most hull vertices whose edges are all tried: past this, every
+/// `len / MAX_RECTANGLE_EDGES`-th edge.
+const MAX_RECTANGLE_EDGES: usize = 64;
+
+/// The unit direction of an edge of `hull` along which the bounding
+/// rectangle of `hull` has the least area; `None` for fewer than three
+/// vertices.
+fn min_area_rectangle_direction(hull: &[DVec2]) -> Option<DVec2> {
+    if hull.len() < 3 {
+        return None;
+    }
+    let stride = hull.len().div_ceil(MAX_RECTANGLE_EDGES);
+    let mut best: Option<(f64, DVec2)> = None;
+    for i in (0..hull.len()).step_by(stride) {
+        let Some(e) = (hull[(i + 1) % hull.len()] - hull[i]).try_normalize() else {
+            continue;
+        };
+        let n = e.perp();
+        let (mut lo, mut hi) = (DVec2::INFINITY, DVec2::NEG_INFINITY);
+        for p in hull {
+            let c = DVec2::new(p.dot(e), p.dot(n));
+            lo = lo.min(c);
+            hi = hi.max(c);
+        }
+        let area = (hi - lo).x * (hi - lo).y;
+        if best.is_none_or(|(a, _)| area < a) {
+            best = Some((area, e));
+        }
+    }
+    best.map(|(_, e)| e)
 }
 
 #[cfg(test)]
