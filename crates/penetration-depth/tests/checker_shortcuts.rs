@@ -213,9 +213,10 @@ fn a_workspace_passed_between_checkers_keeps_their_records_apart() {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
-    /// `nearest_contacts` with a limit is `contacts` cut to the limit, bit
-    /// for bit and in the same order, at random configurations where many
-    /// pairs are within the tolerance.
+    /// `contacts` finds every triangle pair within the tolerance and no
+    /// other (against brute force), and `nearest_contacts` with a limit is
+    /// `contacts` cut to the limit, bit for bit and in the same order, at
+    /// random configurations where many pairs are within the tolerance.
     #[test]
     fn nearest_contacts_are_the_first_contacts(seed in any::<u64>(), tolerance in 0.0f64..0.05) {
         let body = hand_and_block();
@@ -226,10 +227,28 @@ proptest! {
         let mut rng = Rng(seed);
         let mut q = start(&mut rng, tree);
         let (mut all, mut first) = (Vec::new(), Vec::new());
-        let mut cut = 0;
+        let (mut cut, mut found) = (0, 0);
         for _ in 0..12 {
             step(&mut rng, tree, &mut q, &[]);
             checker.contacts(&q, tolerance, &mut all, &mut ws).unwrap();
+            let want = brute_force_contacts(&checker, &q, tolerance);
+            let mut got: Vec<ContactKey> = all
+                .iter()
+                .map(|c| {
+                    let key = match c.other {
+                        Other::Link(j) => (1, j),
+                        Other::Obstacle(o) => (0, o),
+                    };
+                    (c.link, key, c.triangle_a, c.triangle_b, c.distance)
+                })
+                .collect();
+            got.sort_by_key(|x| (x.0, x.1, x.2, x.3));
+            prop_assert_eq!(got.len(), want.len(), "q = {:?}", q);
+            for (g, w) in got.iter().zip(&want) {
+                prop_assert_eq!((g.0, g.1, g.2, g.3), (w.0, w.1, w.2, w.3), "q = {:?}", q);
+                prop_assert!((g.4 - w.4).abs() <= 1e-12, "q = {:?}: {} against {}", q, g.4, w.4);
+            }
+            found += want.len();
             for limit in [1, 2, 7, 40, usize::MAX] {
                 checker.nearest_contacts(&q, tolerance, limit, &mut first, &mut ws).unwrap();
                 let want = &all[..all.len().min(limit)];
@@ -244,6 +263,7 @@ proptest! {
             }
         }
         prop_assert!(cut > 0, "no limit ever cut the contacts");
+        prop_assert!(found > 0, "no contact within the tolerance");
     }
 }
 
@@ -286,49 +306,4 @@ fn brute_force_contacts(checker: &Checker<'_>, q: &[f64], tolerance: f64) -> Vec
     }
     out.sort_by_key(|x| (x.0, x.1, x.2, x.3));
     out
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
-
-    /// `contacts` finds every triangle pair within the tolerance and no
-    /// other, at random configurations where many pairs are near.
-    #[test]
-    fn contacts_are_every_triangle_pair_within_the_tolerance(
-        seed in any::<u64>(),
-        tolerance in 0.0f64..0.05,
-    ) {
-        let body = hand_and_block();
-        let tree = body.tree();
-        let obstacles = slab();
-        let checker = Checker::new(&body, &obstacles, &DisabledPairs::new(), true, true).unwrap();
-        let mut ws = CheckWorkspace::new();
-        let mut rng = Rng(seed);
-        let mut q = start(&mut rng, tree);
-        let mut all = Vec::new();
-        let mut found = 0;
-        for _ in 0..12 {
-            step(&mut rng, tree, &mut q, &[]);
-            checker.contacts(&q, tolerance, &mut all, &mut ws).unwrap();
-            let want = brute_force_contacts(&checker, &q, tolerance);
-            let mut got: Vec<ContactKey> = all
-                .iter()
-                .map(|c| {
-                    let key = match c.other {
-                        Other::Link(j) => (1, j),
-                        Other::Obstacle(o) => (0, o),
-                    };
-                    (c.link, key, c.triangle_a, c.triangle_b, c.distance)
-                })
-                .collect();
-            got.sort_by_key(|x| (x.0, x.1, x.2, x.3));
-            prop_assert_eq!(got.len(), want.len(), "q = {:?}", q);
-            for (g, w) in got.iter().zip(&want) {
-                prop_assert_eq!((g.0, g.1, g.2, g.3), (w.0, w.1, w.2, w.3), "q = {:?}", q);
-                prop_assert!((g.4 - w.4).abs() <= 1e-12, "q = {:?}: {} against {}", q, g.4, w.4);
-            }
-            found += want.len();
-        }
-        prop_assert!(found > 0, "no contact within the tolerance");
-    }
 }
