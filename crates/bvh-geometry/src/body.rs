@@ -123,10 +123,11 @@ pub struct LinkGeometry {
     /// Mass properties at unit density, when the mesh is closed and
     /// consistently oriented.
     pub mass: Option<MassProperties>,
-    /// OBB hierarchy over the mesh: the RSS hierarchy's nodes, each box
-    /// below the root the tightest of a few frames' fits (the principal
-    /// frame's, the mesh's axes, and least-area rectangles about the
-    /// principal axes).
+    /// OBB hierarchy over the mesh: the RSS hierarchy's nodes; below
+    /// [`LARGE_MESH_TRIANGLES`], each box below the root the tightest of a
+    /// few frames' fits (the principal frame's, the mesh's axes, and
+    /// least-area rectangles about the principal axes), else the principal
+    /// frame's (the tightening would more than double a large mesh's load).
     pub obb_tree: Arc<Bvh<Obb>>,
     /// RSS hierarchy over the mesh, [`RSS_LEAF_TRIANGLES`] per leaf
     /// ([`LARGE_MESH_LEAF_TRIANGLES`] for large meshes).
@@ -169,7 +170,9 @@ impl LinkGeometry {
         } else {
             BvhOptions::default().with_max_leaf_triangles(RSS_LEAF_TRIANGLES)
         };
-        let (obb_tree, rss_tree) = build_obb_rss(&mesh, &options).map_err(named)?;
+        // A large mesh keeps its principal-frame boxes: tightening them
+        // would more than double its load (see `build_obb_rss`).
+        let (obb_tree, rss_tree) = build_obb_rss(&mesh, &options, !large).map_err(named)?;
         let (obb_tree, rss_tree) = (Arc::new(obb_tree), Arc::new(rss_tree));
         // The root of the OBB tree is `Obb::from_triangles` of the whole
         // mesh, the link's OBB: fitted once.

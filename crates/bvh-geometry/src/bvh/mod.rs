@@ -402,7 +402,7 @@ impl<BV: BvhVolume> Bvh<BV> {
     /// [`GeometryError::BoundingVolumeFit`] when a coordinate exceeds
     /// [`crate::bv::MAX_COORDINATE`].
     pub fn build(mesh: &TriMesh, options: &BvhOptions) -> Result<Self, GeometryError> {
-        let (part, root, triangles) = build_nodes::<BV>(mesh, options)?;
+        let (part, root, triangles) = build_nodes::<BV>(mesh, options, false)?;
         Ok(Self {
             nodes: part.to_nodes(&root, &|bv| *bv),
             triangles,
@@ -556,6 +556,7 @@ impl<BV> Bvh<BV> {
 fn build_nodes<V: NodeVolume>(
     mesh: &TriMesh,
     options: &BvhOptions,
+    tighten: bool,
 ) -> Result<(Part<V>, V, Vec<u32>), GeometryError> {
     let leaf = options.max_leaf_triangles;
     if !(1..=MAX_LEAF_TRIANGLES).contains(&leaf) {
@@ -582,6 +583,7 @@ fn build_nodes<V: NodeVolume>(
         moments: moments.as_deref(),
         leaf,
         split: options.split,
+        tighten,
     };
     let buf = Buffers {
         tris: &mut tris,
@@ -601,16 +603,18 @@ fn build_nodes<V: NodeVolume>(
 /// sums the moments and decomposes each node's covariance once, and fits
 /// both volumes. The RSS hierarchy is exactly that of [`Bvh::build`]; the
 /// OBB hierarchy has the nodes and the root box of [`Bvh::build`]'s, and
-/// below the root each box is [`Obb::tightened`] (never larger in surface,
-/// holding the same triangles).
+/// with `tighten` each box below the root is [`Obb::tightened`] (never
+/// larger in surface, holding the same triangles), without it the boxes
+/// of [`Bvh::build`] too.
 ///
 /// # Errors
 /// As [`Bvh::build`].
 pub(crate) fn build_obb_rss(
     mesh: &TriMesh,
     options: &BvhOptions,
+    tighten: bool,
 ) -> Result<(Bvh<Obb>, Bvh<Rss>), GeometryError> {
-    let (part, root, triangles) = build_nodes::<ObbRss>(mesh, options)?;
+    let (part, root, triangles) = build_nodes::<ObbRss>(mesh, options, tighten)?;
     let obb = part.to_nodes(&root, &|bv| bv.0);
     let rss = part.to_nodes(&root, &|bv| bv.1);
     let depth = part.depth();
@@ -636,11 +640,13 @@ trait NodeVolume: Copy + Send + Sync {
     /// The root's volume(s), validating every coordinate.
     fn fit_root(triangles: &[[DVec3; 3]]) -> Result<Self, FitError>;
     /// A node's volume(s) with its frame, as [`BvhVolume::fit_validated`];
-    /// `local` is a buffer to reuse.
+    /// `local` is a buffer to reuse; `tighten`: an OBB is
+    /// [`Obb::tightened`] (see [`build_obb_rss`]).
     fn fit_node(
         triangles: &[[DVec3; 3]],
         axes: Option<DMat3>,
         local: &mut Vec<DVec3>,
+        tighten: bool,
     ) -> Result<Self, FitError>;
     /// The candidate split directions, as [`BvhVolume::split_axes`].
     fn node_split_axes(&self) -> DMat3;
@@ -655,6 +661,7 @@ impl<BV: BvhVolume> NodeVolume for BV {
         triangles: &[[DVec3; 3]],
         axes: Option<DMat3>,
         _: &mut Vec<DVec3>,
+        _: bool,
     ) -> Result<Self, FitError> {
         BV::fit_validated(triangles, axes, sealed::Validated(()))
     }
@@ -694,12 +701,20 @@ impl NodeVolume for ObbRss {
         triangles: &[[DVec3; 3]],
         axes: Option<DMat3>,
         local: &mut Vec<DVec3>,
+        tighten: bool,
     ) -> Result<Self, FitError> {
+        let tight = |obb: Obb| {
+            if tighten {
+                obb.tightened(triangles.as_flattened())
+            } else {
+                obb
+            }
+        };
         let Some(axes) = axes else {
-            let obb = Obb::fit_node(triangles, None, local)?;
+            let obb = Obb::fit_node(triangles, None, local, false)?;
             let frame = obb.axes;
-            let obb = obb.tightened(triangles.as_flattened());
-            return Ok(Self(obb, Rss::fit_node(triangles, None, local)?, frame));
+            let rss = Rss::fit_node(triangles, None, local, false)?;
+            return Ok(Self(tight(obb), rss, frame));
         };
         // The passes of both fits, interleaved, with each point's
         // coordinates in the frame computed once: the arithmetic of the two
@@ -727,7 +742,7 @@ impl NodeVolume for ObbRss {
         for u in local.iter() {
             sides.add_corner(*u);
         }
-        let obb = obb.with_measured_extents(e).tightened(points);
+        let obb = tight(obb.with_measured_extents(e));
         Ok(Self(obb, Rss::finish(points, axes, &sides), axes))
     }
     fn node_split_axes(&self) -> DMat3 {
@@ -752,6 +767,8 @@ struct Build<'a> {
     moments: Option<&'a [[f64; 10]]>,
     leaf: usize,
     split: SplitRule,
+    /// Whether OBBs below the root are [`Obb::tightened`].
+    tighten: bool,
 }
 
 /// Per-node build work of [`Build::serial`]: the node, its triangle range
@@ -1101,7 +1118,7 @@ impl Build<'_> {
                 }
                 moments_frame(m, i)
             });
-            BV::fit_node(t, axes, local)
+            BV::fit_node(t, axes, local, self.tighten)
         };
         let [ll, rl] = &mut scratch.local;
         let (bl, br) = if len >= PARALLEL_FIT {
@@ -1459,9 +1476,10 @@ mod tests {
     }
 
     /// The one-pass OBB and RSS build gives the RSS tree of its own build,
-    /// and the OBB tree of its own build with the boxes below the root
-    /// tightened, for every split rule and leaf size, on meshes below and
-    /// above the parallel threshold, on one thread and on several.
+    /// and the OBB tree of its own build, with the boxes below the root
+    /// tightened or not as asked, for every split rule and leaf size, on
+    /// meshes below and above the parallel threshold, on one thread and on
+    /// several.
     #[test]
     fn obb_and_rss_built_together_equal_their_own_builds() {
         let one = rayon::ThreadPoolBuilder::new()
@@ -1481,13 +1499,16 @@ mod tests {
                     let obb = Bvh::<Obb>::build(&mesh, &o).unwrap();
                     let rss = Bvh::<Rss>::build(&mesh, &o).unwrap();
                     for pool in [&one, &two] {
-                        let (o2, r2) = pool.install(|| build_obb_rss(&mesh, &o)).unwrap();
+                        let (o2, r2) = pool.install(|| build_obb_rss(&mesh, &o, true)).unwrap();
                         assert_tightened_tree(&obb, &o2, &mesh);
                         assert_same_tree(&rss, &r2);
                         assert_same_tree(
                             &o2,
-                            &pool.install(|| build_obb_rss(&mesh, &o)).unwrap().0,
+                            &pool.install(|| build_obb_rss(&mesh, &o, true)).unwrap().0,
                         );
+                        let (o3, r3) = pool.install(|| build_obb_rss(&mesh, &o, false)).unwrap();
+                        assert_same_tree(&obb, &o3);
+                        assert_same_tree(&rss, &r3);
                         assert_same_tree(
                             &obb,
                             &pool.install(|| Bvh::<Obb>::build(&mesh, &o)).unwrap(),
