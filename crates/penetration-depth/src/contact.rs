@@ -831,10 +831,11 @@ impl Nearest {
     }
 }
 
-/// Every triangle pair of `a` and `b` within `tolerance`, by a descent of
-/// their RSS trees pruned by the volumes' certified distance bound, from
-/// the pairs (A's root, each of B's `seeds`): B's root, or nodes below
-/// which lie all of B's triangles within reach of A.
+/// Every triangle pair of `a` and `b` within the reach of `nearest`, by a
+/// descent of their OBB trees that drops pairs of boxes farther apart
+/// ([`within_obb_obb_pair`]), from the pairs (A's root, each of B's
+/// `seeds`): B's root, or nodes below which lie all of B's triangles
+/// within reach of A.
 fn pair_contacts(
     a: &Posed<'_>,
     b: &Posed<'_>,

@@ -118,16 +118,23 @@ impl Obb {
     ///
     /// The frames are chosen on at most [`TIGHT_FRAME_SAMPLE`] of the
     /// points (evenly strided) and only the best one is fitted to all of
-    /// them, so a large mesh's tree builds in about twice the time.
+    /// them. It still costs a hull per principal axis per node: a large
+    /// mesh's tree is not tightened (see `build_obb_rss`).
     #[must_use]
     pub(crate) fn tightened(self, points: &[DVec3]) -> Self {
         let area = |h: DVec3| h.x * h.y + h.y * h.z + h.z * h.x;
         let stride = points.len().div_ceil(TIGHT_FRAME_SAMPLE).max(1);
-        let sample: Vec<DVec3> = points.iter().step_by(stride).copied().collect();
+        let strided: Vec<DVec3>;
+        let sample = if stride == 1 {
+            points
+        } else {
+            strided = points.iter().step_by(stride).copied().collect();
+            &strided
+        };
         // The extents of the sample in a frame (half, unwidened).
         let spread = |frame: DMat3| {
             let (mut lo, mut hi) = (DVec3::INFINITY, DVec3::NEG_INFINITY);
-            for p in &sample {
+            for p in sample {
                 let u = frame.transpose() * *p;
                 lo = lo.min(u);
                 hi = hi.max(u);
@@ -141,7 +148,7 @@ impl Obb {
             &[a, b, c] => [(a, b, c), (b, c, a), (c, a, b)]
                 .map(|(p, q, r)| fit::orthonormal_frame(q - p, r - p))
                 .to_vec(),
-            _ => fit::tight_frame_candidates(&sample, self.axes),
+            _ => fit::tight_frame_candidates(sample, self.axes),
         };
         for frame in frames {
             let a = area(spread(frame));

@@ -44,7 +44,7 @@ pub const OBB_SAT_MARGIN: f64 = 1e-12;
 /// ```
 #[must_use]
 pub fn overlap_obb_obb(a: &Obb, b: &Obb) -> bool {
-    separated_by_more_than(a, b, 0.0)
+    meet_within(a, b, 0.0)
 }
 
 /// Whether two oriented boxes may come within `distance` (`≥ 0`) of each
@@ -78,13 +78,14 @@ pub fn overlap_obb_obb(a: &Obb, b: &Obb) -> bool {
 /// ```
 #[must_use]
 pub fn within_obb_obb(a: &Obb, b: &Obb, distance: f64) -> bool {
-    separated_by_more_than(a, b, if distance > 0.0 { distance } else { 0.0 })
+    meet_within(a, b, if distance > 0.0 { distance } else { 0.0 })
 }
 
 /// The SAT of [`overlap_obb_obb`] with `extra` (`≥ 0`) added to the
-/// margin every axis' gap must exceed: `false` when one axis separates.
+/// margin every axis' gap must exceed: `false` when one axis separates the
+/// boxes by more than that, `true` (they may meet within it) otherwise.
 #[inline]
-fn separated_by_more_than(a: &Obb, b: &Obb, extra: f64) -> bool {
+fn meet_within(a: &Obb, b: &Obb, extra: f64) -> bool {
     let ea = a.half_extents.to_array();
     let eb = b.half_extents.to_array();
     let ua = [a.axes.x_axis, a.axes.y_axis, a.axes.z_axis];
@@ -153,7 +154,7 @@ fn separated_by_more_than(a: &Obb, b: &Obb, extra: f64) -> bool {
 /// ```
 #[must_use]
 pub fn overlap_obb_obb_pair(a: [&Obb; 2], b: [&Obb; 2]) -> [bool; 2] {
-    separated_pair(a, b, 0.0)
+    meet_within_pair(a, b, 0.0)
 }
 
 /// [`within_obb_obb`] of two pairs at once, `[within(a[0], b[0]), within(a[1],
@@ -176,13 +177,13 @@ pub fn overlap_obb_obb_pair(a: [&Obb; 2], b: [&Obb; 2]) -> [bool; 2] {
 /// ```
 #[must_use]
 pub fn within_obb_obb_pair(a: [&Obb; 2], b: [&Obb; 2], distance: f64) -> [bool; 2] {
-    separated_pair(a, b, if distance > 0.0 { distance } else { 0.0 })
+    meet_within_pair(a, b, if distance > 0.0 { distance } else { 0.0 })
 }
 
 /// The two-lane SAT of [`overlap_obb_obb_pair`] with `extra` (`≥ 0`) added
-/// to each lane's margin, as [`separated_by_more_than`] adds it.
+/// to each lane's margin, as [`meet_within`] adds it.
 #[inline]
-fn separated_pair(a: [&Obb; 2], b: [&Obb; 2], extra: f64) -> [bool; 2] {
+fn meet_within_pair(a: [&Obb; 2], b: [&Obb; 2], extra: f64) -> [bool; 2] {
     // A vector of each lane's box, as three two-lane coordinates.
     let lanes = |v: [DVec3; 2]| {
         [
