@@ -19,7 +19,10 @@
 //! `elementary-gpu` add M1's stage 2, swept-volume culling on the CPU
 //! reference or the GPU), no temporal
 //! culling on pieces of the motion. Joints without limits are drawn in `[−π, π]`;
-//! joints with several values keep their neutral value.
+//! joints with several values keep their neutral value. With
+//! `BATCH_ANSWERS=1` in the environment, every answer is printed too (status,
+//! the bits of its times and clearance, the contact's pair and triangles),
+//! so two builds can be compared bit for bit.
 
 use std::collections::BTreeMap;
 use std::error::Error;
@@ -179,6 +182,7 @@ fn run() -> Result<(), Box<dyn Error>> {
     let all = parallel.first_contact_batch(&scene, &motions)?;
     let t_all = started.elapsed();
 
+    let answers = std::env::var_os("BATCH_ANSWERS").is_some();
     let mut per_status = BTreeMap::<String, usize>::new();
     let mut colliding = 0;
     for (i, (a, b)) in one.iter().zip(&all).enumerate() {
@@ -186,6 +190,21 @@ fn run() -> Result<(), Box<dyn Error>> {
         let b: &CcdReport = b.as_ref().map_err(|e| format!("motion {i}: {e}"))?;
         if (a.status, a.contact, a.toc_lower_bound) != (b.status, b.contact, b.toc_lower_bound) {
             return Err(format!("motion {i}: the answer depends on the thread count").into());
+        }
+        if answers {
+            println!(
+                "answer {i} {:?} toc {:016x} clearance {:016x} contact {:?}",
+                a.status,
+                a.toc_lower_bound.to_bits(),
+                a.clearance.to_bits(),
+                a.contact.map(|c| (
+                    c.link,
+                    c.other,
+                    c.triangle_a,
+                    c.triangle_b,
+                    c.time.to_bits()
+                )),
+            );
         }
         *per_status.entry(format!("{:?}", a.status)).or_default() += 1;
         colliding += usize::from(a.may_collide());

@@ -75,7 +75,11 @@ fn lerp(q0: &[f64], q1: &[f64], s: f64) -> Vec<f64> {
 /// elementary stage (M1) with and without its stage 1.
 fn pipelines() -> Vec<(String, Pipeline)> {
     let mut out = Vec::new();
-    for broad in [BroadPhase::Taylor, BroadPhase::Interval] {
+    for broad in [
+        BroadPhase::Taylor,
+        BroadPhase::Interval,
+        BroadPhase::BySwing,
+    ] {
         for culling in [true, false] {
             let p = Pipeline::builder()
                 .broad_phase(broad)

@@ -19,7 +19,11 @@
 //!    `τ̌ = (d(0) − c) / μ(0)` is a lower bound on the time it first comes
 //!    closer than `c`; pairs are processed in ascending `τ̌`, a pair whose
 //!    `τ̌` is not below the current minimum is skipped, and a pair's
-//!    iterations stop once its time passes the minimum.
+//!    iterations stop once its time passes the minimum. A pair whose OBB
+//!    trees, boxes grown by `μ(0) + δ`, are apart at `t = 0` needs no
+//!    distance: its first step passes `t = 1` (a box test per node pair
+//!    instead of a volume distance; asked only where that margin is small
+//!    beside the pair's sizes).
 //! 3. *Conservative advancement* (M4 §3.4, §6): from `t` the pair
 //!    advances by a step over which its distance provably stays above `c`,
 //!    until a triangle pair is within `2c`. Two bounds are offered
@@ -94,7 +98,7 @@ use std::time::Instant;
 
 use armature_bvh_geometry::query::{
     Advance, AdvancementFront, AdvancementOptions, CappedDistance, CollideMode, CollideWorkspace,
-    DistanceCache, DistanceWorkspace, MeshDistance, MeshObject, advancement_step_warm,
+    DistanceCache, DistanceWorkspace, MeshDistance, MeshObject, advancement_step_warm, apart_by,
     capped_distance, collide, containment,
 };
 use armature_bvh_geometry::{
@@ -135,12 +139,21 @@ pub const MIN_RELATIVE_THRESHOLD: f64 = 1e-10;
 /// than 3 (callgrind on the `batch` example).
 const WINDOW_SLACK: f64 = 1.25;
 
+/// Largest margin, relative to the smaller bounding radius of a pair, for
+/// which a pair's first distance is preceded by a grown-box test
+/// ([`Scene::apart_at`]); past it the grown boxes of many node pairs
+/// overlap and the capped distance prunes better.
+const APART_REACH: f64 = 0.25;
+
 /// Reusable scratch of [`first_contact`]: poses, pair lists and the
 /// distance traversal stack. One per thread; after the first queries on a
 /// scene the advancement itself does not allocate.
 #[derive(Debug, Default)]
 pub struct CcdWorkspace {
     poses: Vec<DAffine3>,
+    /// The time (its bits) of the current motion `poses` hold, if any: the
+    /// pairs asked at one time share one evaluation of the chain.
+    posed_at: Option<u64>,
     potential: PotentialPairs,
     tasks: Vec<PairTask>,
     distance: DistanceWorkspace,
@@ -229,6 +242,18 @@ fn link_geometry(body: &ArticulatedBody, i: usize) -> Result<&LinkGeometry, CcdE
 }
 
 impl Scene<'_> {
+    /// Every link's pose at `t` into `ws.poses`, unless they already hold
+    /// them.
+    fn pose_all(&self, t: f64, ws: &mut CcdWorkspace) -> Result<(), CcdError> {
+        if ws.posed_at != Some(t.to_bits()) {
+            // Invalid until written in full.
+            ws.posed_at = None;
+            self.motion.poses_at(t, &mut ws.poses)?;
+            ws.posed_at = Some(t.to_bits());
+        }
+        Ok(())
+    }
+
     /// The closing-speed bound of a pair over `[t, 1]`.
     fn mu(&self, link: usize, other: Other, t: f64) -> Result<f64, CcdError> {
         Ok(match other {
@@ -275,7 +300,7 @@ impl Scene<'_> {
         cache: &mut DistanceCache,
         stats: &mut CcdStats,
     ) -> Result<CappedDistance, CcdError> {
-        self.motion.poses_at(t, &mut ws.poses)?;
+        self.pose_all(t, ws)?;
         let ga = link_geometry(self.body, link)?;
         let (gb, pose_b) = self.other_at(other, t, &ws.poses)?;
         let a = MeshObject::new(&ga.mesh, &ga.rss_tree, ws.poses[link])?;
@@ -308,12 +333,36 @@ impl Scene<'_> {
         t: f64,
         ws: &mut CcdWorkspace,
     ) -> Result<bool, CcdError> {
-        self.motion.poses_at(t, &mut ws.poses)?;
+        self.pose_all(t, ws)?;
         let ga = link_geometry(self.body, link)?;
         let (gb, pose_b) = self.other_at(other, t, &ws.poses)?;
         let a = MeshObject::new(&ga.mesh, &ga.obb_tree, ws.poses[link])?;
         let b = MeshObject::new(&gb.mesh, &gb.obb_tree, pose_b)?;
         Ok(collide(&a, &b, CollideMode::First, &mut ws.collide).colliding)
+    }
+
+    /// Whether the pair's meshes are certainly more than `margin` apart at
+    /// `t` (their OBB trees, boxes grown by the margin: no distance is
+    /// resolved); `false` also when the margin is too large for the test
+    /// to pay ([`APART_REACH`]).
+    fn apart_at(
+        &self,
+        link: usize,
+        other: Other,
+        t: f64,
+        margin: f64,
+        ws: &mut CcdWorkspace,
+    ) -> Result<bool, CcdError> {
+        self.pose_all(t, ws)?;
+        let ga = link_geometry(self.body, link)?;
+        let (gb, pose_b) = self.other_at(other, t, &ws.poses)?;
+        let reach = APART_REACH * ga.sphere.radius.min(gb.sphere.radius);
+        if !margin.is_finite() || margin > reach {
+            return Ok(false);
+        }
+        let a = MeshObject::new(&ga.mesh, &ga.obb_tree, ws.poses[link])?;
+        let b = MeshObject::new(&gb.mesh, &gb.obb_tree, pose_b)?;
+        Ok(apart_by(&a, &b, margin, &mut ws.collide)?.apart)
     }
 
     /// The witness when, at `t`, a closed mesh of the pair bounds a solid
@@ -329,7 +378,7 @@ impl Scene<'_> {
         t: f64,
         ws: &mut CcdWorkspace,
     ) -> Result<Option<Contact>, CcdError> {
-        self.motion.poses_at(t, &mut ws.poses)?;
+        self.pose_all(t, ws)?;
         let ga = link_geometry(self.body, link)?;
         let (gb, pose_b) = self.other_at(other, t, &ws.poses)?;
         if !ga.is_closed() && !gb.is_closed() {
@@ -545,7 +594,7 @@ impl Scene<'_> {
         let ga = link_geometry(self.body, link)?;
         self.bounds
             .pair_speed(&self.motion, link, second, t, t_end, &mut ws.speed)?;
-        self.motion.poses_at(t, &mut ws.poses)?;
+        self.pose_all(t, ws)?;
         let (gb, pose_b) = self.other_at(other, t, &ws.poses)?;
         let a = MeshObject::new(&ga.mesh, &ga.rss_tree, ws.poses[link])?;
         let b = MeshObject::new(&gb.mesh, &gb.rss_tree, pose_b)?;
@@ -847,6 +896,8 @@ impl<'a> CcdScene<'a> {
         let motion = InBetweenMotion::new(tree, q0, q1)?;
         ws.poses.resize(tree.len(), DAffine3::IDENTITY);
         self.check_threshold(&motion, ws)?;
+        // The poses left there are scratch, not this query's.
+        ws.posed_at = None;
         let mut stats = CcdStats::default();
 
         // Stage 1: spatial culling.
@@ -996,6 +1047,20 @@ fn lower_bounds(
         // Exact enough to tell whether the pair starts within 3δ, where its
         // clearance becomes a third of its starting distance.
         let cap = Scene::cap(mu, 0.0, delta).max(far * (1.0 + 1e-9));
+        // A pair more than the cap apart keeps the clearance δ (the cap is
+        // at least 3δ) and its first step passes t = 1 (`d − δ > μ`): a
+        // grown-box test says so without resolving any distance. Only a
+        // closed mesh holding part of the other can still make it overlap.
+        if scene.apart_at(link, other, 0.0, cap, ws)? {
+            stats.distance_calls += 1;
+            if let Some(c) = scene.contained_at(link, other, 0.0, ws)? {
+                *at_start = Some(c);
+                return Ok(());
+            }
+            task.clearance = delta;
+            task.bound = f64::INFINITY;
+            continue;
+        }
         let mut d = scene.capped_at(link, other, 0.0, cap, e, ws, &mut cache, stats)?;
         if d.lower_bound < far && e > 0.0 {
             d = scene.capped_at(link, other, 0.0, cap, 0.0, ws, &mut cache, stats)?;

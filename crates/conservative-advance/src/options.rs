@@ -23,7 +23,8 @@ pub struct CcdOptions {
     /// At least 1. Default 200.
     pub max_ca_iterations_per_pair: usize,
     /// Pose enclosure of the dynamic link hierarchy. Default
-    /// [`EnclosureKind::Taylor`] (M4 §5).
+    /// [`EnclosureKind::BySwing`]: interval boxes for small motions, Taylor
+    /// models (M4 §5) for the others.
     pub enclosure: EnclosureKind,
     /// Temporal culling (M4 §7, Alg. 1). Default `true`. Does not change
     /// the time of contact.
@@ -75,7 +76,7 @@ impl Default for CcdOptions {
         Self {
             distance_threshold: 1e-4,
             max_ca_iterations_per_pair: 200,
-            enclosure: EnclosureKind::Taylor,
+            enclosure: EnclosureKind::BySwing,
             temporal_culling: true,
             self_collision: true,
             skip_adjacent: true,

@@ -62,7 +62,7 @@ pub(crate) struct TocArgs {
     #[arg(long, value_enum, value_name = "STAGE", default_value_t = ExactStageArg::Advancement)]
     exact_stage: ExactStageArg,
     /// How the broad phase encloses each link over the motion (default:
-    /// taylor for advancement, interval for elementary).
+    /// by-swing for advancement, interval for elementary).
     #[arg(long, value_enum, value_name = "KIND")]
     broad_phase: Option<BroadPhaseArg>,
     /// The elementary stage's time tolerance: the solver stops splitting
@@ -118,6 +118,8 @@ enum BroadPhaseArg {
     Taylor,
     /// Interval enclosures (cheaper per link, looser).
     Interval,
+    /// Interval enclosures for small motions, Taylor models for the others.
+    BySwing,
 }
 
 /// The JSON answer of `toc`.
@@ -220,6 +222,7 @@ impl Setup {
             builder = builder.broad_phase(match b {
                 BroadPhaseArg::Taylor => BroadPhase::Taylor,
                 BroadPhaseArg::Interval => BroadPhase::Interval,
+                BroadPhaseArg::BySwing => BroadPhase::BySwing,
             });
         }
         if let Some(w) = args.time_tolerance {
@@ -236,6 +239,7 @@ impl Setup {
                 },
                 broad_phase: match pipeline.broad_phase() {
                     BroadPhase::Interval => "interval",
+                    BroadPhase::BySwing => "by-swing",
                     _ => "taylor",
                 },
                 swept_volume_culling: match (
