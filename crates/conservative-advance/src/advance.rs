@@ -384,6 +384,17 @@ impl Scene<'_> {
         if !ga.is_closed() && !gb.is_closed() {
             return Ok(None);
         }
+        // A part of one inside the other's solid lies in both bounding
+        // spheres: spheres apart (with room for rounding) hold nothing.
+        let (ca, cb) = (
+            ws.poses[link].transform_point3(ga.sphere.center),
+            pose_b.transform_point3(gb.sphere.center),
+        );
+        let reach = (ga.sphere.radius + gb.sphere.radius) * (1.0 + 1e-9)
+            + 1e-9 * (ca.abs().max_element() + cb.abs().max_element());
+        if ca.distance_squared(cb) > reach * reach {
+            return Ok(None);
+        }
         let a = MeshObject::new(&ga.mesh, &ga.obb_tree, ws.poses[link])?;
         let b = MeshObject::new(&gb.mesh, &gb.obb_tree, pose_b)?;
         let Some(w) = containment(&a, &ga.topology, &b, &gb.topology)? else {
