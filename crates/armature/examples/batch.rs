@@ -22,7 +22,8 @@
 //! joints with several values keep their neutral value. With
 //! `BATCH_ANSWERS=1` in the environment, every answer is printed too (status,
 //! the bits of its times and clearance, the contact's pair and triangles),
-//! so two builds can be compared bit for bit.
+//! so two builds can be compared bit for bit; with `BATCH_STATS=1`, each
+//! answer's counters and stage times (of the one-thread run).
 
 use std::collections::BTreeMap;
 use std::error::Error;
@@ -183,6 +184,7 @@ fn run() -> Result<(), Box<dyn Error>> {
     let t_all = started.elapsed();
 
     let answers = std::env::var_os("BATCH_ANSWERS").is_some();
+    let stats = std::env::var_os("BATCH_STATS").is_some();
     let mut per_status = BTreeMap::<String, usize>::new();
     let mut colliding = 0;
     for (i, (a, b)) in one.iter().zip(&all).enumerate() {
@@ -204,6 +206,21 @@ fn run() -> Result<(), Box<dyn Error>> {
                     c.triangle_b,
                     c.time.to_bits()
                 )),
+            );
+        }
+        if stats {
+            let s = &a.stats;
+            println!(
+                "stats {i} {:?} spatial {:.3} ms temporal {:.3} ms advance {:.3} ms pairs {} / {} / {} iterations {} distances {}",
+                a.status,
+                s.spatial_time.as_secs_f64() * 1e3,
+                s.temporal_time.as_secs_f64() * 1e3,
+                s.advance_time.as_secs_f64() * 1e3,
+                s.pairs_total,
+                s.pairs_after_spatial,
+                s.pairs_after_temporal,
+                s.ca_iterations,
+                s.distance_calls,
             );
         }
         *per_status.entry(format!("{:?}", a.status)).or_default() += 1;
