@@ -23,7 +23,9 @@
 //! `BATCH_ANSWERS=1` in the environment, every answer is printed too (status,
 //! the bits of its times and clearance, the contact's pair and triangles),
 //! so two builds can be compared bit for bit; with `BATCH_STATS=1`, each
-//! answer's counters and stage times (of the one-thread run).
+//! answer's counters and stage times (of the one-thread run); with
+//! `BATCH_ONLY=K`, only the `K`-th motion drawn is answered (a target for
+//! a profiler).
 
 use std::collections::BTreeMap;
 use std::error::Error;
@@ -170,7 +172,14 @@ fn run() -> Result<(), Box<dyn Error>> {
         .time_pieces(pieces);
     let parallel = builder.clone().build()?;
     let serial = builder.threads(1).build()?;
-    let motions = draw_motions(&scene, &parallel, n, theta_deg.to_radians(), seed)?;
+    let mut motions = draw_motions(&scene, &parallel, n, theta_deg.to_radians(), seed)?;
+    if let Some(k) = std::env::var("BATCH_ONLY")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+    {
+        motions = motions.get(k).cloned().into_iter().collect();
+    }
+    let n = motions.len();
     println!(
         "scene {path}: {n} motions, θmax = {theta_deg}°, seed {seed}, {} threads",
         rayon::current_num_threads()
