@@ -942,11 +942,7 @@ impl<'a> PathChecker<'a> {
                     .collect(),
                 obstacle_tops: obstacles
                     .iter()
-                    .map(|o| {
-                        o.geometry()
-                            .obb_tree
-                            .top_boxes(&o.pose_at(0.0), TOP_BOX_LEVELS)
-                    })
+                    .map(|o| o.top_boxes_at_start(TOP_BOX_LEVELS))
                     .collect(),
             },
             ws: Workspaces::default(),

@@ -1280,6 +1280,14 @@ impl Obstacle {
         }
     }
 
+    /// The world boxes of the top `levels` levels of the obstacle's OBB
+    /// tree at its pose at `t = 0` ([`crate::TopBoxes`]): a world box far
+    /// from all of them is that far from every triangle at the start.
+    #[must_use]
+    pub fn top_boxes_at_start(&self, levels: u32) -> crate::TopBoxes {
+        self.geometry.obb_tree.top_boxes(&self.pose_at(0.0), levels)
+    }
+
     /// A world box holding the obstacle at every `t ∈ [0, 1]` (its OBB
     /// under the interval enclosure of the motion for a moving one).
     ///

@@ -792,11 +792,7 @@ impl<'a> CcdScene<'a> {
                 .fold(0.0, f64::max),
             obstacle_tops: obstacles
                 .iter()
-                .map(|o| {
-                    o.geometry()
-                        .obb_tree
-                        .top_boxes(&o.pose_at(0.0), TOP_BOX_LEVELS)
-                })
+                .map(|o| o.top_boxes_at_start(TOP_BOX_LEVELS))
                 .collect(),
         })
     }

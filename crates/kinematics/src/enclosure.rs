@@ -1916,24 +1916,19 @@ mod tests {
     fn by_swing_follows_the_chain_swing() {
         let t = tree(JointType::Revolute { axis: DVec3::Z });
         let mut ws = EnclosureWorkspace::new();
+        let mut kind = |q1: &[f64], t0: f64, t1: f64| {
+            let m = InBetweenMotion::new(&t, &[0.0, 0.0], q1).unwrap();
+            ws.in_between(&m, EnclosureKind::BySwing, t0, t1)
+                .unwrap()
+                .kind()
+        };
         // Link b turns through |0.3| + |0.4| = 0.7 rad over [0, 1]: the
         // sum along its chain, not the largest joint.
-        let m = InBetweenMotion::new(&t, &[0.0, 0.0], &[0.3, -0.4]).unwrap();
-        let kind = |ws: &mut EnclosureWorkspace, t0: f64, t1: f64| {
-            ws.in_between(&m, EnclosureKind::BySwing, t0, t1)
-                .unwrap()
-                .kind()
-        };
-        assert_eq!(kind(&mut ws, 0.0, 1.0), EnclosureKind::Interval);
+        assert_eq!(kind(&[0.3, -0.4], 0.0, 1.0), EnclosureKind::Interval);
         // Twice the angles: 1.4 rad over [0, 1], 0.7 over half of it.
-        let m = InBetweenMotion::new(&t, &[0.0, 0.0], &[0.6, -0.8]).unwrap();
-        let kind = |ws: &mut EnclosureWorkspace, t0: f64, t1: f64| {
-            ws.in_between(&m, EnclosureKind::BySwing, t0, t1)
-                .unwrap()
-                .kind()
-        };
-        assert_eq!(kind(&mut ws, 0.0, 1.0), EnclosureKind::Taylor);
-        assert_eq!(kind(&mut ws, 0.25, 0.75), EnclosureKind::Interval);
+        assert_eq!(kind(&[0.6, -0.8], 0.0, 1.0), EnclosureKind::Taylor);
+        assert_eq!(kind(&[0.6, -0.8], 0.25, 0.75), EnclosureKind::Interval);
+        let mut ws = EnclosureWorkspace::new();
         let js = JointSpaceMotion::new(&t, &[0.0, 0.0], &[0.6, -0.8]).unwrap();
         let e = ws
             .joint_space(&t, &js, EnclosureKind::BySwing, 0.0, 1.0)
