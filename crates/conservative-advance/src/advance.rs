@@ -19,11 +19,11 @@
 //!    `τ̌ = (d(0) − c) / μ(0)` is a lower bound on the time it first comes
 //!    closer than `c`; pairs are processed in ascending `τ̌`, a pair whose
 //!    `τ̌` is not below the current minimum is skipped, and a pair's
-//!    iterations stop once its time passes the minimum. A pair whose OBB
-//!    trees, boxes grown by `μ(0) + δ`, are apart at `t = 0` needs no
-//!    distance: its first step passes `t = 1` (a box test per node pair
-//!    instead of a volume distance; asked only where that margin is small
-//!    beside the pair's sizes).
+//!    iterations stop once its time passes the minimum. A pair more than
+//!    `μ(0) + δ` apart at `t = 0` needs no distance: its first step passes
+//!    `t = 1`. Box tests say so: the link's box against an obstacle's top
+//!    boxes, then the OBB trees with boxes grown by that margin (only
+//!    where the margin is small beside the pair's sizes).
 //! 3. *Conservative advancement* (M4 §3.4, §6): from `t` the pair
 //!    advances by a step over which its distance provably stays above `c`,
 //!    until a triangle pair is within `2c`. Two bounds are offered
@@ -155,7 +155,7 @@ const FIRST_DISTANCE_ERROR: f64 = 1.0;
 
 /// Largest margin, relative to the smaller bounding radius of a pair, for
 /// which a pair's first distance is preceded by a grown-box test
-/// ([`Scene::apart_at`]); past it the grown boxes of many node pairs
+/// ([`Scene::apart_at_start`]); past it the grown boxes of many node pairs
 /// overlap and the capped distance prunes better.
 const APART_REACH: f64 = 0.25;
 
@@ -358,31 +358,31 @@ impl Scene<'_> {
     }
 
     /// Whether the pair's meshes are certainly more than `margin` apart at
-    /// `t`: at `t = 0` the link's box far from an obstacle's top boxes,
-    /// else their OBB trees, boxes grown by the margin (no distance is
-    /// resolved); `false` also when the margin is too large for the tree
-    /// test to pay ([`APART_REACH`]).
-    fn apart_at(
+    /// the start: the link's box far from an obstacle's top boxes, or
+    /// their OBB trees apart with boxes grown by the margin (no distance
+    /// is resolved); `false` also when the margin is too large for the
+    /// tree test to pay ([`APART_REACH`]).
+    fn apart_at_start(
         &self,
         link: usize,
         other: Other,
-        t: f64,
         margin: f64,
         ws: &mut CcdWorkspace,
     ) -> Result<bool, CcdError> {
-        self.pose_all(t, ws)?;
+        if !margin.is_finite() {
+            return Ok(false);
+        }
+        self.pose_all(0.0, ws)?;
         let ga = link_geometry(self.body, link)?;
         if let Other::Obstacle(o) = other
-            && t == 0.0
-            && margin.is_finite()
             && let Some(tops) = self.obstacle_tops.get(o)
             && !tops.near(&ga.obb.world_box(&ws.poses[link]), margin)
         {
             return Ok(true);
         }
-        let (gb, pose_b) = self.other_at(other, t, &ws.poses)?;
+        let (gb, pose_b) = self.other_at(other, 0.0, &ws.poses)?;
         let reach = APART_REACH * ga.sphere.radius.min(gb.sphere.radius);
-        if !margin.is_finite() || margin > reach {
+        if margin > reach {
             return Ok(false);
         }
         let a = MeshObject::new(&ga.mesh, &ga.obb_tree, ws.poses[link])?;
@@ -410,14 +410,14 @@ impl Scene<'_> {
             return Ok(None);
         }
         // A part of one inside the other's solid lies in both bounding
-        // spheres: spheres apart (with room for rounding) hold nothing.
-        let (ca, cb) = (
-            ws.poses[link].transform_point3(ga.sphere.center),
-            pose_b.transform_point3(gb.sphere.center),
-        );
-        let reach = (ga.sphere.radius + gb.sphere.radius) * (1.0 + 1e-9)
-            + 1e-9 * (ca.abs().max_element() + cb.abs().max_element());
-        if ca.distance_squared(cb) > reach * reach {
+        // spheres: spheres apart hold nothing (placed with their rounding
+        // allowance).
+        if ga
+            .sphere
+            .transform(&ws.poses[link])
+            .distance(&gb.sphere.transform(&pose_b))
+            > 0.0
+        {
             return Ok(None);
         }
         let a = MeshObject::new(&ga.mesh, &ga.obb_tree, ws.poses[link])?;
@@ -1100,7 +1100,7 @@ fn lower_bounds(
         // at least 3δ) and its first step passes t = 1 (`d − δ > μ`): a
         // grown-box test says so without resolving any distance. Only a
         // closed mesh holding part of the other can still make it overlap.
-        if scene.apart_at(link, other, 0.0, cap, ws)? {
+        if scene.apart_at_start(link, other, cap, ws)? {
             stats.distance_calls += 1;
             if let Some(c) = scene.contained_at(link, other, 0.0, ws)? {
                 *at_start = Some(c);

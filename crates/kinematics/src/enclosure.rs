@@ -169,14 +169,16 @@ pub enum EnclosureKind {
 pub const INTERVAL_SWING: f64 = 1.0;
 
 /// The largest swing over `[t0, t1]` of any link's chain: the sum of the
-/// turning rates of the link and its ancestors, times the time's length.
+/// turning rates of the link and its ancestors, times the time's length
+/// (`sums` is scratch).
 fn chain_swing<L: LocalEnclosure>(
     parents: &[Option<usize>],
     locals: &[L],
     t0: f64,
     t1: f64,
+    sums: &mut Vec<f64>,
 ) -> f64 {
-    let mut sums: Vec<f64> = Vec::with_capacity(locals.len());
+    sums.clear();
     let mut most = 0.0_f64;
     for (i, (l, parent)) in locals.iter().zip(parents).enumerate() {
         let above = match parent {
@@ -1391,6 +1393,8 @@ pub struct EnclosureWorkspace {
     pieces: TaylorPieces,
     parents: Vec<Option<usize>>,
     locals: Vec<JointSpaceLocal>,
+    /// Scratch of [`EnclosureKind::BySwing`]'s chain sums.
+    swings: Vec<f64>,
 }
 
 impl EnclosureWorkspace {
@@ -1409,6 +1413,7 @@ impl EnclosureWorkspace {
             pieces: TaylorPieces::default(),
             parents: Vec::with_capacity(links),
             locals: Vec::with_capacity(links),
+            swings: Vec::with_capacity(links),
         }
     }
 
@@ -1432,7 +1437,16 @@ impl EnclosureWorkspace {
         t0: f64,
         t1: f64,
     ) -> Result<LinkEnclosures<'_>, KinematicsError> {
-        let kind = kind.for_swing(chain_swing(motion.parents(), motion.local(), t0, t1));
+        let kind = match kind {
+            EnclosureKind::BySwing => kind.for_swing(chain_swing(
+                motion.parents(),
+                motion.local(),
+                t0,
+                t1,
+                &mut self.swings,
+            )),
+            kind => kind,
+        };
         self.buffers(kind, motion.local().len());
         let poses = match kind {
             EnclosureKind::Interval => {
@@ -1461,14 +1475,26 @@ impl EnclosureWorkspace {
         t0: f64,
         t1: f64,
     ) -> Result<LinkEnclosures<'_>, KinematicsError> {
-        let (q0, q1) = (motion.start(), motion.end());
-        self.parents.clear();
-        self.parents
-            .extend(tree.links().iter().map(crate::tree::Link::parent));
-        self.locals.clear();
-        self.locals
-            .extend((0..tree.len()).map(|i| JointSpaceLocal::new(tree, q0, q1, i)));
-        let kind = kind.for_swing(chain_swing(&self.parents, &self.locals, t0, t1));
+        // The local motions serve the Taylor models and the swing.
+        if kind != EnclosureKind::Interval {
+            let (q0, q1) = (motion.start(), motion.end());
+            self.parents.clear();
+            self.parents
+                .extend(tree.links().iter().map(crate::tree::Link::parent));
+            self.locals.clear();
+            self.locals
+                .extend((0..tree.len()).map(|i| JointSpaceLocal::new(tree, q0, q1, i)));
+        }
+        let kind = match kind {
+            EnclosureKind::BySwing => kind.for_swing(chain_swing(
+                &self.parents,
+                &self.locals,
+                t0,
+                t1,
+                &mut self.swings,
+            )),
+            kind => kind,
+        };
         self.buffers(kind, tree.len());
         let poses = match kind {
             EnclosureKind::Interval => {
