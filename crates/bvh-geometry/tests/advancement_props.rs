@@ -185,6 +185,72 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(config(200))]
+
+    /// Warm steps over short, growing horizons (as conservative
+    /// advancement uses them), each told the time since the last
+    /// ([`AdvancementFront::elapse`]) so that volume pairs carry their
+    /// gaps instead of being placed again: each step still keeps the
+    /// clearance, checked by sampling. The motion's speed bound holds
+    /// along world directions at every time, as carrying requires.
+    #[test]
+    fn steps_with_carried_gaps_keep_the_clearance(
+        a in mesh(),
+        b in mesh(),
+        m in motion(),
+        tb in pose(2.5),
+        c_frac in 0.0..0.5_f64,
+        first in 0.01..0.3_f64,
+        leaf in 1_usize..=4,
+    ) {
+        let o = BvhOptions::default().with_max_leaf_triangles(leaf);
+        let (ba, bb) = (Bvh::<Rss>::build(&a, &o).unwrap(), Bvh::<Rss>::build(&b, &o).unwrap());
+        let d0 = distance_at(&a, &m.at(0.0), &b, &tb);
+        let c = d0 * c_frac;
+        let tol = 1e-9 * (1.0 + scale(&a, &m.at(0.0), &b, &tb));
+        let ob = MeshObject::new(&b, &bb, tb).unwrap();
+        let mut ws = DistanceWorkspace::new();
+        let mut front = AdvancementFront::new();
+        let (mut t, mut window) = (0.0, first);
+        for _ in 0..8 {
+            let options = AdvancementOptions {
+                clearance: c,
+                contact_distance: 2.0 * c,
+                horizon: window.min(1.0 - t),
+                rel_error: 0.5,
+            };
+            let oa = MeshObject::new(&a, &ba, m.at(t)).unwrap();
+            let advance = advancement_step_warm(
+                &oa,
+                &ob,
+                &options,
+                |n, (cn, r), _| m.speed(n, cn.length() + r),
+                &mut front,
+                &mut ws,
+            )
+            .unwrap()
+            .advance;
+            let Advance::Step(s) = advance else {
+                prop_assert!(front.is_empty());
+                break;
+            };
+            let s = s.min(options.horizon);
+            for k in 0..=16 {
+                let tau = t + s * f64::from(k) / 16.0;
+                let d = distance_at(&a, &m.at(tau), &b, &tb);
+                prop_assert!(d >= c - tol, "d({}) = {} < c = {} within the step {} from {}", tau, d, c, s, t);
+            }
+            if s >= 1.0 - t || s <= 0.0 {
+                break;
+            }
+            t += s;
+            front.elapse(s);
+            window = 1.25 * s;
+        }
+    }
+}
+
 /// Two triangles forming a square of side `2h` in the plane `z = 0`,
 /// centred at `centre`.
 fn square(centre: DVec3, h: f64) -> Vec<[DVec3; 3]> {
@@ -231,6 +297,75 @@ fn a_tangential_pass_takes_one_long_step() {
     };
     // Unprojected: (0.05 − 0.001) / 1 = 0.049.
     assert!(s >= 1.0, "step {s}");
+}
+
+#[test]
+fn carried_gaps_spare_placing_volumes_again() {
+    // A plate of many triangles sliding along x 5 cm above a larger one:
+    // every volume pair is proven far beyond a short horizon, so after
+    // `elapse` the next step bounds them from their carried gaps alone.
+    let tiles = |centre: DVec3, h: f64, n: i32| {
+        let mut tris = Vec::new();
+        for i in 0..n {
+            for j in 0..n {
+                let c = centre
+                    + DVec3::new(f64::from(2 * i - n + 1), f64::from(2 * j - n + 1), 0.0) * h;
+                tris.extend(square(c, h));
+            }
+        }
+        soup(&tris)
+    };
+    let a = tiles(DVec3::ZERO, 0.01, 8);
+    let b = tiles(DVec3::new(0.0, 0.0, -0.05), 0.2, 8);
+    let o = BvhOptions::default();
+    let (ba, bb) = (
+        Bvh::<Rss>::build(&a, &o).unwrap(),
+        Bvh::<Rss>::build(&b, &o).unwrap(),
+    );
+    let m = Motion {
+        start: DAffine3::IDENTITY,
+        v: DVec3::new(1.0, 0.0, -0.01),
+        k: DVec3::Z,
+        omega: 0.5,
+    };
+    let ob = MeshObject::new(&b, &bb, DAffine3::IDENTITY).unwrap();
+    let options = |horizon| AdvancementOptions {
+        clearance: 1e-3,
+        contact_distance: 2e-3,
+        horizon,
+        rel_error: 0.0,
+    };
+    let speed = |n: DVec3, (c, r): (DVec3, f64), _: (DVec3, f64)| m.speed(n, c.length() + r);
+    let mut ws = DistanceWorkspace::new();
+    let mut tests = Vec::new();
+    for carry in [false, true] {
+        let mut front = AdvancementFront::new();
+        let oa = MeshObject::new(&a, &ba, m.at(0.0)).unwrap();
+        let first =
+            advancement_step_warm(&oa, &ob, &options(0.1), speed, &mut front, &mut ws).unwrap();
+        assert!(
+            matches!(first.advance, Advance::Step(s) if s >= 0.1),
+            "{:?}",
+            first.advance
+        );
+        if carry {
+            front.elapse(0.1);
+        }
+        let oa = MeshObject::new(&a, &ba, m.at(0.1)).unwrap();
+        let second =
+            advancement_step_warm(&oa, &ob, &options(0.125), speed, &mut front, &mut ws).unwrap();
+        let Advance::Step(s) = second.advance else {
+            panic!("no contact 5 cm apart");
+        };
+        assert!(s >= 0.125, "step {s} below the horizon");
+        tests.push(second.stats.bv_tests);
+    }
+    assert!(tests[0] > 0, "the fresh step tests its front");
+    assert_eq!(
+        tests[1], 0,
+        "carried: {} volume pairs placed again",
+        tests[1]
+    );
 }
 
 #[test]

@@ -41,7 +41,13 @@
 //!      ([`armature_bvh_geometry::query::advancement_step`]); the window
 //!      follows the steps (a quarter longer than the last; the first step,
 //!      shared with temporal culling, is the unprojected one), so the
-//!      bound tightens as the pair approaches;
+//!      bound tightens as the pair approaches. Each step starts from the
+//!      front the last one ended on; for a link against an obstacle or
+//!      another robot, whose bounds hold along world directions, a volume
+//!      pair carries its last gap less what its speed can close in the
+//!      time since ([`armature_bvh_geometry::query::AdvancementFront::elapse`])
+//!      and is placed again only where that no longer proves the new
+//!      window;
 //!    - **unprojected**: a certified lower bound `d(t)` on the mesh
 //!      distance (BVH branch and bound over RSS trees; by default an
 //!      approximate distance `d̃` within relative error `ε` and
@@ -603,6 +609,12 @@ impl Scene<'_> {
             let next = t + s.next_down();
             if !(s > 0.0 && next > t) {
                 return Ok(PairOutcome::Exhausted(t));
+            }
+            // The front's gaps carry to the next step when its speeds are
+            // along world directions and still hold (the time passed
+            // rounded up).
+            if ws.speed.fixed_in_world() && next <= t_end {
+                ws.front.elapse((next - t).next_up());
             }
             t = next;
             window = WINDOW_SLACK * s;

@@ -1418,6 +1418,7 @@ impl MotionBounds {
             out.radius[1] = self.radius[b];
         }
         out.stretch = self.stretch;
+        out.world_fixed = stop.is_none();
         Ok(())
     }
 
@@ -1651,6 +1652,10 @@ pub struct PairSpeed {
     twist: [Option<Twist>; 2],
     /// `t_end − t`.
     window: f64,
+    /// Whether the links have no common ancestor (or the second side is
+    /// an object): the directions of both bounds are then fixed in the
+    /// world.
+    world_fixed: bool,
 }
 
 /// A link's rigid motion at time `t`, in the world: every point `p` of it
@@ -1689,6 +1694,15 @@ impl PairSpeed {
     #[must_use]
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Whether every bound here holds along a direction fixed in the world:
+    /// the first link against an object, or against a link with no common
+    /// ancestor (another robot). Otherwise [`PairSpeed::bound`] holds its
+    /// direction fixed in the links' common frame, which turns with it.
+    #[must_use]
+    pub const fn fixed_in_world(&self) -> bool {
+        self.world_fixed
     }
 
     /// Upper bound on `|(ṗ_a(t') − ṗ_b(t'))·n|` for every `t'` in the

@@ -536,6 +536,8 @@ fn check_mu(m: &Model) -> Result<(), TestCaseError> {
         bounds
             .pair_speed(&motion, i, None, t, 1.0, &mut speed)
             .expect("ok");
+        // Against an object the directions are the world's.
+        prop_assert!(speed.fixed_in_world());
         let full = speed.bound(dir, f64::INFINITY, 0.0);
         prop_assert!(
             (full - mu_n[i]).abs() <= 1e-9 * mu_n[i] + 1e-300,
@@ -579,6 +581,8 @@ fn check_mu(m: &Model) -> Result<(), TestCaseError> {
             bounds
                 .pair_speed(&motion, a, Some(c), t, 1.0, &mut speed)
                 .expect("ok");
+            // Fixed in the world exactly when the links share no frame.
+            prop_assert_eq!(speed.fixed_in_world(), frame.is_none());
             let full = speed.bound(dir, f64::INFINITY, f64::INFINITY);
             prop_assert!(
                 (full - rel_n).abs() <= 1e-9 * rel_n + 1e-300,

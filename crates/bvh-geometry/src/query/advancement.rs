@@ -12,7 +12,7 @@ use crate::bv::Rss;
 
 use super::mesh_mesh::{MeshObject, Posed, QueryStats, child_ids};
 use super::mesh_mesh_distance::{DistanceWorkspace, MeshDistance, pose_error};
-use super::rss_rss::separation_rss;
+use super::rss_rss::{Separation, cheap_separation_rss, exact_separation_rss};
 use super::triangle_triangle::triangle_pair;
 
 /// The options of [`advancement_step`].
@@ -61,9 +61,36 @@ pub struct AdvancementStep {
 /// descending again from the roots (their bounds are recomputed at the new
 /// poses; any front that covers every triangle pair gives a valid step).
 /// [`AdvancementFront::clear`] it before another pair of meshes.
+///
+/// **Carried gaps.** The front also keeps, for each volume pair, the world
+/// direction `n`, certified slab gap `g` and closing-speed bound `μ` it was
+/// last bounded with, valid over that step's horizon `h`. When the caller
+/// declares the time `Δt ≤ h` since that step
+/// ([`AdvancementFront::elapse`]), the gap along the same fixed `n` is
+/// still at least `g − μ Δt`, so the next step bounds the pair from that
+/// gap and the new speed along `n` alone, without placing its volumes
+/// again, whenever that already proves it for the new horizon (a pair
+/// proven for the horizon is never refined). Only sound when the speed
+/// bound's directions are fixed in the world (a link against an obstacle
+/// or a link of another robot); the caller declares nothing otherwise.
 #[derive(Debug, Clone, Default)]
 pub struct AdvancementFront {
     pairs: Vec<(u32, u32)>,
+    /// Per pair of `pairs`: its last bound's direction, gap and speed
+    /// (none for a pair bounded on its triangles).
+    known: Vec<Option<Known>>,
+    /// The time since that step, when declared.
+    elapsed: Option<f64>,
+}
+
+/// What a volume pair was last bounded with: a world direction, the
+/// certified slab gap along it and a bound on its closing speed over the
+/// step.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Known {
+    n: DVec3,
+    gap: f64,
+    speed: f64,
 }
 
 impl AdvancementFront {
@@ -76,6 +103,8 @@ impl AdvancementFront {
     /// Forgets the front, keeping its storage.
     pub fn clear(&mut self) {
         self.pairs.clear();
+        self.known.clear();
+        self.elapsed = None;
     }
 
     /// The number of node pairs on the front.
@@ -88,6 +117,18 @@ impl AdvancementFront {
     #[must_use]
     pub fn is_empty(&self) -> bool {
         self.pairs.is_empty()
+    }
+
+    /// Declares that at most `dt` of time (the steps' unit) has passed
+    /// since the step that left this front, that the time now is still
+    /// within that step's horizon (where its speeds hold; the caller
+    /// checks it on the times themselves, which the horizon, a rounded
+    /// difference, cannot), and that the motion's closing speeds are
+    /// bounded along directions fixed in the world: the next step may
+    /// carry its gaps (see the type's docs). A `dt` that is negative or
+    /// not finite is ignored.
+    pub fn elapse(&mut self, dt: f64) {
+        self.elapsed = (dt >= 0.0 && dt.is_finite()).then_some(dt);
     }
 }
 
@@ -102,6 +143,9 @@ pub(crate) struct FrontPair {
     step: f64,
     ia: u32,
     ib: u32,
+    /// The direction, gap and speed its own bound came from (none when
+    /// the gap proved nothing).
+    known: Option<Known>,
 }
 
 impl PartialEq for FrontPair {
@@ -166,6 +210,9 @@ struct Search<'p, 'o, 'a, F> {
     pose: (f64, f64),
     clearance: f64,
     contact: f64,
+    /// [`AdvancementOptions::horizon`]: a pair proven for this long is
+    /// never refined, so a cheaper direction that proves it does.
+    horizon: f64,
     /// The smallest bound of a triangle pair evaluated: no front can give a
     /// longer step.
     leaf_best: f64,
@@ -190,17 +237,72 @@ impl<F: FnMut(DVec3, (DVec3, f64), (DVec3, f64)) -> f64> Search<'_, '_, '_, F> {
         piece_b: (DVec3, f64),
         floor: f64,
     ) -> f64 {
+        self.bound_world(self.rot_a * n, g, piece_a, piece_b, floor)
+            .0
+    }
+
+    /// [`Search::bound`] with `n` a world direction, and what the bound
+    /// came from.
+    fn bound_world(
+        &mut self,
+        n: DVec3,
+        g: f64,
+        piece_a: (DVec3, f64),
+        piece_b: (DVec3, f64),
+        floor: f64,
+    ) -> (f64, Option<Known>) {
         if !(g > self.clearance) {
-            return floor;
+            return (floor, None);
         }
-        let mu = (self.speed)(self.rot_a * n, piece_a, piece_b);
+        let mu = (self.speed)(n, piece_a, piece_b);
         let own = if mu > 0.0 {
             (g - self.clearance) / mu
         } else {
             f64::INFINITY
         };
+        let known = Some(Known {
+            n,
+            gap: g,
+            speed: mu,
+        });
         // NaN (a bad speed) proves nothing.
-        if own > floor { own } else { floor }
+        if own > floor {
+            (own, known)
+        } else {
+            (floor, known)
+        }
+    }
+
+    /// Bounds pair `(ia, ib)` from the gap it carries (`known`, aged by
+    /// `dt`): onto the front when that proves it for the horizon (`true`).
+    fn push_carried(
+        &mut self,
+        ia: u32,
+        ib: u32,
+        known: Known,
+        dt: f64,
+        front: &mut BinaryHeap<FrontPair>,
+    ) -> bool {
+        // The gap along the fixed `n` closes by at most `μ Δt` (padded for
+        // the rounding of the product and the difference).
+        let gap =
+            known.gap - known.speed * dt * (1.0 + 1e-12) - 4.0 * f64::EPSILON * known.gap.abs();
+        if !(gap > self.contact) {
+            return false;
+        }
+        let piece_a = ball_rss(&self.p.node_a(ia).bv);
+        let piece_b = ball_rss(&self.p.node_b(ib).bv);
+        let (step, known) = self.bound_world(known.n, gap, piece_a, piece_b, 0.0);
+        if !(step >= self.horizon) {
+            return false;
+        }
+        front.push(FrontPair {
+            step,
+            ia,
+            ib,
+            known,
+        });
+        true
     }
 
     /// Evaluates node pair `(ia, ib)`: onto `urgent` when its volumes are
@@ -215,14 +317,42 @@ impl<F: FnMut(DVec3, (DVec3, f64), (DVec3, f64)) -> f64> Search<'_, '_, '_, F> {
     ) {
         self.stats.bv_tests += 1;
         let (bva, bvb) = (self.p.node_a(ia).bv, self.p.bv_b(ib));
-        let (n, g) = separation_rss(&bva, &bvb, self.contact);
+        let (piece_a, piece_b) = (ball_rss(&bva), ball_rss(&self.p.node_b(ib).bv));
+        let (n, g) = match cheap_separation_rss(&bva, &bvb, self.contact) {
+            Separation::Settled(n, g) => (n, g),
+            Separation::Candidate(n, g) => {
+                // The direction alternating projections found may be far
+                // from the closest one, but a pair it proves for the
+                // horizon is never refined: the step and the front come
+                // out as with the closest direction.
+                let g = self.certify(g);
+                if g > self.contact {
+                    let (step, known) =
+                        self.bound_world(self.rot_a * n, g, piece_a, piece_b, floor);
+                    if step >= self.horizon {
+                        front.push(FrontPair {
+                            step,
+                            ia,
+                            ib,
+                            known,
+                        });
+                        return;
+                    }
+                }
+                exact_separation_rss(&bva, &bvb)
+            }
+        };
         let g = self.certify(g);
         if !(g > self.contact) {
             urgent.push((floor, ia, ib));
         } else {
-            let piece_b = ball_rss(&self.p.node_b(ib).bv);
-            let step = self.bound(n, g, ball_rss(&bva), piece_b, floor);
-            front.push(FrontPair { step, ia, ib });
+            let (step, known) = self.bound_world(self.rot_a * n, g, piece_a, piece_b, floor);
+            front.push(FrontPair {
+                step,
+                ia,
+                ib,
+                known,
+            });
         }
     }
 
@@ -363,6 +493,15 @@ where
 /// [`advancement_step`]'s: a front covering every triangle pair gives a
 /// valid step from any poses. A contact leaves the front empty.
 ///
+/// After [`AdvancementFront::elapse`], a volume pair of the front whose
+/// carried gap proves it for the horizon is bounded from that gap (see
+/// [`AdvancementFront`]), with `speed` asked along its carried world
+/// direction, and is not placed again; the others are evaluated as from
+/// any front. Either way a pair proven for the horizon is not refined.
+/// A volume pair whose alternating-projection direction already proves
+/// it for the horizon keeps that direction without the exact closest
+/// points.
+///
 /// # Errors
 /// As [`advancement_step`].
 pub fn advancement_step_warm<F>(
@@ -406,6 +545,7 @@ where
         pose: pose_error(&p),
         clearance,
         contact,
+        horizon,
         leaf_best: f64::INFINITY,
         stats: QueryStats::default(),
         leaves_done: core::mem::take(&mut ws.leaves_done),
@@ -418,8 +558,17 @@ where
     if front_in.pairs.is_empty() || front_in.pairs.len() > MAX_WARM_FRONT {
         search.push(0, 0, 0.0, &mut urgent, &mut front);
     } else {
-        for &(ia, ib) in &front_in.pairs {
-            search.push(ia, ib, 0.0, &mut urgent, &mut front);
+        let dt = front_in
+            .elapsed
+            .filter(|_| front_in.known.len() == front_in.pairs.len());
+        for (k, &(ia, ib)) in front_in.pairs.iter().enumerate() {
+            let carried = match (dt, front_in.known.get(k).copied().flatten()) {
+                (Some(dt), Some(known)) => search.push_carried(ia, ib, known, dt, &mut front),
+                _ => false,
+            };
+            if !carried {
+                search.push(ia, ib, 0.0, &mut urgent, &mut front);
+            }
         }
     }
     let advance = loop {
@@ -461,10 +610,16 @@ where
             search.split(top.ia, top.ib, s, &mut urgent, &mut front);
         }
     };
-    front_in.pairs.clear();
+    front_in.clear();
     if !matches!(advance, Advance::Contact(_)) {
         front_in.pairs.extend(front.iter().map(|f| (f.ia, f.ib)));
+        front_in.known.extend(front.iter().map(|f| f.known));
         front_in.pairs.extend_from_slice(&search.leaves_done);
+        // Leaf pairs carry nothing: they are the nearest, and measured on
+        // the Puma scenes carrying their volumes' gaps gained nothing.
+        front_in
+            .known
+            .extend(search.leaves_done.iter().map(|_| None));
     }
     urgent.clear();
     front.clear();

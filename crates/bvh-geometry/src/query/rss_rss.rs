@@ -236,17 +236,54 @@ pub fn distance_rss_rss(a: &Rss, b: &Rss) -> f64 {
 /// distance of the two points found (an upper bound on the distance):
 /// then no direction is much better. Otherwise (rectangles nearly
 /// touching, or meeting at a slant the rounds have not resolved) the
-/// rectangles' exact closest points give the direction.
+/// rectangles' exact closest points give the direction. (Conservative
+/// advancement runs the two stages apart, [`cheap_separation_rss`] and
+/// [`exact_separation_rss`], to skip the second where the first is
+/// enough for its step.)
+#[cfg(test)]
 pub(super) fn separation_rss(a: &Rss, b: &Rss, contact: f64) -> (DVec3, f64) {
+    match cheap_separation_rss(a, b, contact) {
+        Separation::Settled(n, g) => (n, g),
+        Separation::Candidate(..) => exact_separation_rss(a, b),
+    }
+}
+
+/// The first, cheap stage of [`separation_rss`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Separation {
+    /// [`separation_rss`]'s answer: no gap for a pair within the contact
+    /// distance, or a direction whose gap is within [`APPROX_SLACK`] of
+    /// the distance.
+    Settled(DVec3, f64),
+    /// The direction alternating projections found and its certified gap,
+    /// which may be well below the distance: a caller that needs no more
+    /// than it may keep it, otherwise [`exact_separation_rss`] gives
+    /// [`separation_rss`]'s answer.
+    Candidate(DVec3, f64),
+}
+
+/// The cheap stage of [`separation_rss`]: alternating projections only.
+pub(super) fn cheap_separation_rss(a: &Rss, b: &Rss, contact: f64) -> Separation {
     let (v, upper) = projected_pair(a, b);
     if upper <= contact {
         // Within the contact distance whatever the direction (up to the
         // rounding of `upper`, and refining a pair is always safe).
-        return (DVec3::X, f64::NEG_INFINITY);
+        return Separation::Settled(DVec3::X, f64::NEG_INFINITY);
     }
-    if let Some(found) = kept_direction(a, b, v, upper) {
-        return found;
+    let Some(n) = v.try_normalize() else {
+        return Separation::Candidate(DVec3::X, f64::NEG_INFINITY);
+    };
+    let (n, g) = slab_gap_rss(a, b, n);
+    if g >= upper * (1.0 - APPROX_SLACK) {
+        Separation::Settled(n, g)
+    } else {
+        Separation::Candidate(n, g)
     }
+}
+
+/// The exact stage of [`separation_rss`]: the gap along the direction of
+/// the rectangles' closest points (of the centres when they meet).
+pub(super) fn exact_separation_rss(a: &Rss, b: &Rss) -> (DVec3, f64) {
     let c = closest_points_rectangle_rectangle(a, b);
     let v = c.point_b - c.point_a;
     let n = v
