@@ -125,6 +125,83 @@ proptest! {
     }
 }
 
+/// Warm steps of one motion (`advancement_step_warm`), each from the
+/// front the last one ended on, checked by sampling the distance along
+/// it: over horizons `window` long (growing by a quarter per step, as
+/// conservative advancement's windows), cut at the motion's end; with
+/// `carry`, each step is told the time since the last
+/// ([`AdvancementFront::elapse`]) so that volume pairs carry their gaps.
+#[allow(clippy::too_many_arguments)]
+fn check_warm_steps(
+    (a, b): (&TriMesh, &TriMesh),
+    m: &Motion,
+    tb: DAffine3,
+    c_frac: f64,
+    leaf: usize,
+    steps: usize,
+    mut window: f64,
+    carry: bool,
+) -> Result<(), TestCaseError> {
+    let o = BvhOptions::default().with_max_leaf_triangles(leaf);
+    let (ba, bb) = (
+        Bvh::<Rss>::build(a, &o).unwrap(),
+        Bvh::<Rss>::build(b, &o).unwrap(),
+    );
+    let d0 = distance_at(a, &m.at(0.0), b, &tb);
+    let c = d0 * c_frac;
+    let tol = 1e-9 * (1.0 + scale(a, &m.at(0.0), b, &tb));
+    let ob = MeshObject::new(b, &bb, tb).unwrap();
+    let mut ws = DistanceWorkspace::new();
+    let mut front = AdvancementFront::new();
+    let mut t = 0.0;
+    for _ in 0..steps {
+        let options = AdvancementOptions {
+            clearance: c,
+            contact_distance: 2.0 * c,
+            horizon: window.min(1.0 - t),
+            rel_error: 0.5,
+        };
+        let oa = MeshObject::new(a, &ba, m.at(t)).unwrap();
+        let advance = advancement_step_warm(
+            &oa,
+            &ob,
+            &options,
+            |n, (cn, r), _| m.speed(n, cn.length() + r),
+            &mut front,
+            &mut ws,
+        )
+        .unwrap()
+        .advance;
+        let Advance::Step(s) = advance else {
+            prop_assert!(front.is_empty());
+            break;
+        };
+        let end = s.min(options.horizon);
+        for k in 0..=16 {
+            let tau = t + end * f64::from(k) / 16.0;
+            let d = distance_at(a, &m.at(tau), b, &tb);
+            prop_assert!(
+                d >= c - tol,
+                "d({}) = {} < c = {} within the step {} from {}",
+                tau,
+                d,
+                c,
+                s,
+                t
+            );
+        }
+        if end >= 1.0 - t || end <= 0.0 {
+            break;
+        }
+        t += end;
+        if carry {
+            front.elapse(end);
+        }
+        window = 1.25 * end;
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(config(200))]
 
@@ -140,59 +217,13 @@ proptest! {
         c_frac in 0.0..0.5_f64,
         leaf in 1_usize..=4,
     ) {
-        let o = BvhOptions::default().with_max_leaf_triangles(leaf);
-        let (ba, bb) = (Bvh::<Rss>::build(&a, &o).unwrap(), Bvh::<Rss>::build(&b, &o).unwrap());
-        let d0 = distance_at(&a, &m.at(0.0), &b, &tb);
-        let c = d0 * c_frac;
-        let tol = 1e-9 * (1.0 + scale(&a, &m.at(0.0), &b, &tb));
-        let ob = MeshObject::new(&b, &bb, tb).unwrap();
-        let mut ws = DistanceWorkspace::new();
-        let mut front = AdvancementFront::new();
-        let mut t = 0.0;
-        for _ in 0..4 {
-            let options = AdvancementOptions {
-                clearance: c,
-                contact_distance: 2.0 * c,
-                horizon: 1.0 - t,
-                rel_error: 0.5,
-            };
-            let oa = MeshObject::new(&a, &ba, m.at(t)).unwrap();
-            let advance = advancement_step_warm(
-                &oa,
-                &ob,
-                &options,
-                |n, (cn, r), _| m.speed(n, cn.length() + r),
-                &mut front,
-                &mut ws,
-            )
-            .unwrap()
-            .advance;
-            let Advance::Step(s) = advance else {
-                prop_assert!(front.is_empty());
-                break;
-            };
-            let end = s.min(1.0 - t);
-            for k in 0..=16 {
-                let tau = t + end * f64::from(k) / 16.0;
-                let d = distance_at(&a, &m.at(tau), &b, &tb);
-                prop_assert!(d >= c - tol, "d({}) = {} < c = {} within the step {} from {}", tau, d, c, s, t);
-            }
-            if s >= 1.0 - t || s <= 0.0 {
-                break;
-            }
-            t += s;
-        }
+        check_warm_steps((&a, &b), &m, tb, c_frac, leaf, 4, f64::INFINITY, false)?;
     }
-}
-
-proptest! {
-    #![proptest_config(config(200))]
 
     /// Warm steps over short, growing horizons (as conservative
-    /// advancement uses them), each told the time since the last
-    /// ([`AdvancementFront::elapse`]) so that volume pairs carry their
-    /// gaps instead of being placed again: each step still keeps the
-    /// clearance, checked by sampling. The motion's speed bound holds
+    /// advancement uses them), each told the time since the last so that
+    /// volume pairs carry their gaps instead of being placed again: each
+    /// step still keeps the clearance. The motion's speed bound holds
     /// along world directions at every time, as carrying requires.
     #[test]
     fn steps_with_carried_gaps_keep_the_clearance(
@@ -204,50 +235,7 @@ proptest! {
         first in 0.01..0.3_f64,
         leaf in 1_usize..=4,
     ) {
-        let o = BvhOptions::default().with_max_leaf_triangles(leaf);
-        let (ba, bb) = (Bvh::<Rss>::build(&a, &o).unwrap(), Bvh::<Rss>::build(&b, &o).unwrap());
-        let d0 = distance_at(&a, &m.at(0.0), &b, &tb);
-        let c = d0 * c_frac;
-        let tol = 1e-9 * (1.0 + scale(&a, &m.at(0.0), &b, &tb));
-        let ob = MeshObject::new(&b, &bb, tb).unwrap();
-        let mut ws = DistanceWorkspace::new();
-        let mut front = AdvancementFront::new();
-        let (mut t, mut window) = (0.0, first);
-        for _ in 0..8 {
-            let options = AdvancementOptions {
-                clearance: c,
-                contact_distance: 2.0 * c,
-                horizon: window.min(1.0 - t),
-                rel_error: 0.5,
-            };
-            let oa = MeshObject::new(&a, &ba, m.at(t)).unwrap();
-            let advance = advancement_step_warm(
-                &oa,
-                &ob,
-                &options,
-                |n, (cn, r), _| m.speed(n, cn.length() + r),
-                &mut front,
-                &mut ws,
-            )
-            .unwrap()
-            .advance;
-            let Advance::Step(s) = advance else {
-                prop_assert!(front.is_empty());
-                break;
-            };
-            let s = s.min(options.horizon);
-            for k in 0..=16 {
-                let tau = t + s * f64::from(k) / 16.0;
-                let d = distance_at(&a, &m.at(tau), &b, &tb);
-                prop_assert!(d >= c - tol, "d({}) = {} < c = {} within the step {} from {}", tau, d, c, s, t);
-            }
-            if s >= 1.0 - t || s <= 0.0 {
-                break;
-            }
-            t += s;
-            front.elapse(s);
-            window = 1.25 * s;
-        }
+        check_warm_steps((&a, &b), &m, tb, c_frac, leaf, 8, first, true)?;
     }
 }
 
@@ -269,17 +257,22 @@ fn soup(tris: &[[DVec3; 3]]) -> TriMesh {
     TriMesh::new(vertices, indices).unwrap()
 }
 
+/// The RSS trees of two meshes with the default options.
+fn default_trees(a: &TriMesh, b: &TriMesh) -> (Bvh<Rss>, Bvh<Rss>) {
+    let o = BvhOptions::default();
+    (
+        Bvh::<Rss>::build(a, &o).unwrap(),
+        Bvh::<Rss>::build(b, &o).unwrap(),
+    )
+}
+
 #[test]
 fn a_tangential_pass_takes_one_long_step() {
     // A small square sliding along x at 1 unit per unit time, 5 cm above a
     // long plate: the closest direction is z, along which it does not move.
     let a = soup(&square(DVec3::ZERO, 0.05));
     let b = soup(&square(DVec3::new(0.0, 0.0, -0.05), 10.0));
-    let o = BvhOptions::default();
-    let (ba, bb) = (
-        Bvh::<Rss>::build(&a, &o).unwrap(),
-        Bvh::<Rss>::build(&b, &o).unwrap(),
-    );
+    let (ba, bb) = default_trees(&a, &b);
     let m = Motion {
         start: DAffine3::IDENTITY,
         v: DVec3::X,
@@ -317,11 +310,7 @@ fn carried_gaps_spare_placing_volumes_again() {
     };
     let a = tiles(DVec3::ZERO, 0.01, 8);
     let b = tiles(DVec3::new(0.0, 0.0, -0.05), 0.2, 8);
-    let o = BvhOptions::default();
-    let (ba, bb) = (
-        Bvh::<Rss>::build(&a, &o).unwrap(),
-        Bvh::<Rss>::build(&b, &o).unwrap(),
-    );
+    let (ba, bb) = default_trees(&a, &b);
     let m = Motion {
         start: DAffine3::IDENTITY,
         v: DVec3::new(1.0, 0.0, -0.01),
@@ -379,11 +368,7 @@ fn projecting_a_non_convex_pair_as_a_whole_would_miss_the_collision() {
     tris.push([wall(-1.0, -1.0), wall(1.0, -1.0), wall(1.0, 1.0)]);
     tris.push([wall(-1.0, -1.0), wall(1.0, 1.0), wall(-1.0, 1.0)]);
     let b = soup(&tris);
-    let o = BvhOptions::default();
-    let (ba, bb) = (
-        Bvh::<Rss>::build(&a, &o).unwrap(),
-        Bvh::<Rss>::build(&b, &o).unwrap(),
-    );
+    let (ba, bb) = default_trees(&a, &b);
     let m = Motion {
         start: DAffine3::IDENTITY,
         v: DVec3::X,

@@ -227,22 +227,9 @@ impl<F: FnMut(DVec3, (DVec3, f64), (DVec3, f64)) -> f64> Search<'_, '_, '_, F> {
         (g - self.pose.0) * self.pose.1
     }
 
-    /// The step bound of a piece pair with certified gap `g` along `n` (A's
-    /// frame), at least `floor`; the pieces are balls in their own frames.
-    fn bound(
-        &mut self,
-        n: DVec3,
-        g: f64,
-        piece_a: (DVec3, f64),
-        piece_b: (DVec3, f64),
-        floor: f64,
-    ) -> f64 {
-        self.bound_world(self.rot_a * n, g, piece_a, piece_b, floor)
-            .0
-    }
-
-    /// [`Search::bound`] with `n` a world direction, and what the bound
-    /// came from.
+    /// The step bound of a piece pair with certified gap `g` along the
+    /// world direction `n`, at least `floor` (the pieces are balls in their
+    /// own frames), and what it came from.
     fn bound_world(
         &mut self,
         n: DVec3,
@@ -403,7 +390,8 @@ impl<F: FnMut(DVec3, (DVec3, f64), (DVec3, f64)) -> f64> Search<'_, '_, '_, F> {
                 }
                 let n = (cp.point_b - cp.point_a) / cp.distance;
                 let g = self.certify(triangle_gap(&tri_a, &tri_b, n));
-                let s = self.bound(n, g, ball_triangle(&tri_a), piece_b, floor);
+                let (s, _) =
+                    self.bound_world(self.rot_a * n, g, ball_triangle(&tri_a), piece_b, floor);
                 self.leaf_best = self.leaf_best.min(s);
             }
         }
