@@ -1696,6 +1696,25 @@ impl PairSpeed {
         Self::default()
     }
 
+    /// The share of the pair's speed scale at `t` that the window's
+    /// acceleration term makes: `Σ |p̈|_max (t_end − t)` over
+    /// `Σ (|v_o| + |ω| R)`, the links' origin speeds and turn rates times
+    /// their radii (0 for a pair that does not move). Small for short
+    /// windows and gentle motions; a conservative advancement step may
+    /// grow its next window less when it is large, where the bound would
+    /// loosen more than the window gains.
+    #[must_use]
+    pub fn window_share(&self) -> f64 {
+        let (mut drift, mut scale) = (0.0, 0.0);
+        for (tw, r) in self.twist.iter().zip(self.radius) {
+            if let Some(tw) = tw {
+                drift += tw.accel * self.window;
+                scale += tw.velocity.length() + tw.omega.length() * r;
+            }
+        }
+        if scale > 0.0 { drift / scale } else { 0.0 }
+    }
+
     /// Whether every bound here holds along a direction fixed in the world:
     /// the first link against an object, or against a link with no common
     /// ancestor (another robot). Otherwise [`PairSpeed::bound`] holds its

@@ -538,6 +538,7 @@ fn check_mu(m: &Model) -> Result<(), TestCaseError> {
             .expect("ok");
         // Against an object the directions are the world's.
         prop_assert!(speed.fixed_in_world());
+        let share = speed.window_share();
         let full = speed.bound(dir, f64::INFINITY, 0.0);
         prop_assert!(
             (full - mu_n[i]).abs() <= 1e-9 * mu_n[i] + 1e-300,
@@ -562,6 +563,14 @@ fn check_mu(m: &Model) -> Result<(), TestCaseError> {
             .expect("ok");
         let w = speed.bound(dir, f64::INFINITY, 0.0);
         prop_assert!(w <= full * (1.0 + 1e-12));
+        // The acceleration term's share shrinks with the window.
+        let half = speed.window_share();
+        prop_assert!(
+            (0.0..=share * (1.0 + 1e-12)).contains(&half),
+            "window share {} on half the window, {} on all of it",
+            half,
+            share
+        );
         window.push(w);
     }
     let tol = 1e-12 * scale(&b);
