@@ -301,22 +301,12 @@ pub(super) fn exact_separation_rss(a: &Rss, b: &Rss) -> (DVec3, f64) {
 /// of the two points they found when that is within the slack of those
 /// points' distance (see [`separation_rss`]); the exact bound otherwise.
 pub(super) fn near_distance_lower_bound_rss(a: &Rss, b: &Rss) -> f64 {
-    let (v, upper) = projected_pair(a, b);
-    if upper <= 0.0 {
-        return 0.0;
+    match cheap_separation_rss(a, b, 0.0) {
+        // A kept direction's gap is positive; shapes that alternating
+        // projections show meeting (no gap) are 0 apart.
+        Separation::Settled(_, g) => g.max(0.0),
+        Separation::Candidate(..) => distance_rss_rss(a, b),
     }
-    match kept_direction(a, b, v, upper) {
-        Some((_, g)) => g,
-        None => distance_rss_rss(a, b),
-    }
-}
-
-/// The direction of `v` (from `a`'s projected point to `b`'s) and its
-/// certified gap, when that gap is within [`APPROX_SLACK`] of `upper`, the
-/// two points' distance less the radii; `None` otherwise.
-fn kept_direction(a: &Rss, b: &Rss, v: DVec3, upper: f64) -> Option<(DVec3, f64)> {
-    let (n, g) = slab_gap_rss(a, b, v.try_normalize()?);
-    (g >= upper * (1.0 - APPROX_SLACK)).then_some((n, g))
 }
 
 /// How far below the distance of the two points alternating projections
