@@ -1194,6 +1194,10 @@ pub struct LinkObb {
     center: DVec3,
     half_extents: DVec3,
     axes: DMat3,
+    /// Enclosures of the 8 exact corners in the link frame (bit `j` of
+    /// the index set: `+e_j` along axis `j`), computed once here for
+    /// [`LinkObb::aabb_interval`].
+    corner_sets: [IntervalVec3; 8],
 }
 
 impl LinkObb {
@@ -1209,10 +1213,19 @@ impl LinkObb {
         for c in [axes.x_axis, axes.y_axis, axes.z_axis] {
             finite_vec("obb.axes", c)?;
         }
+        let half_extents = half_extents.abs();
+        let (c, a) = (
+            IntervalVec3::from_point(center),
+            IntervalMat3::from_dmat3(axes),
+        );
+        let corner_sets = core::array::from_fn(|k| {
+            c + a.mul_vec3(&IntervalVec3::from_point(half_extents * Self::signs(k)))
+        });
         Ok(Self {
             center,
-            half_extents: half_extents.abs(),
+            half_extents,
             axes,
+            corner_sets,
         })
     }
 
@@ -1252,19 +1265,13 @@ impl LinkObb {
     /// `R·centre + T ± |R·axes|·e`.
     #[must_use]
     pub fn aabb_interval(&self, pose: &IntervalAffine3) -> IntervalVec3 {
-        let axes = IntervalMat3::from_dmat3(self.axes);
-        let center = IntervalVec3::from_point(self.center);
-        let mut corners: Option<IntervalVec3> = None;
-        for k in 0..8 {
-            let local = center
-                + axes.mul_vec3(&IntervalVec3::from_point(
-                    self.half_extents * Self::signs(k),
-                ));
-            let b = pose.transform_point_set(&local);
-            corners = Some(corners.map_or(b, |acc| acc.hull(&b)));
-        }
-        let corners = corners.unwrap_or_default();
-        let ra = pose.rotation.mul_mat3(&axes);
+        let [first, rest @ ..] = &self.corner_sets;
+        let corners = rest
+            .iter()
+            .fold(pose.transform_point_set(first), |acc, local| {
+                acc.hull(&pose.transform_point_set(local))
+            });
+        let ra = pose.rotation.mul_mat3(&IntervalMat3::from_dmat3(self.axes));
         let e = self.half_extents;
         let reach = |i: usize| {
             let r = Interval::point(ra.x_axis.get(i).mag()) * e.x
