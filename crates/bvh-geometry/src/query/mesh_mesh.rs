@@ -142,6 +142,21 @@ pub trait DistanceVolume: BvhVolume {
         self.distance_lower_bound(other)
     }
 
+    /// [`DistanceVolume::near_distance_lower_bound`] for a descent that
+    /// drops the pair when `prunes(bound)`: a cheaper certified bound
+    /// that already prunes may be returned instead, so the pair is dropped
+    /// all the same (a larger bound would prune too). The default is the
+    /// near bound itself.
+    #[inline]
+    fn near_distance_lower_bound_or_pruned(
+        &self,
+        other: &Self,
+        prunes: impl Fn(f64) -> bool,
+    ) -> f64 {
+        let _ = prunes;
+        self.near_distance_lower_bound(other)
+    }
+
     /// Cheap bounds `(lower, upper)` on the same distance, for deciding
     /// most pairs against `threshold` before
     /// [`DistanceVolume::distance_lower_bound`]: `lower` is certified as
@@ -178,7 +193,16 @@ impl DistanceVolume for Rss {
 
     #[inline]
     fn near_distance_lower_bound(&self, other: &Self) -> f64 {
-        near_distance_lower_bound_rss(self, other)
+        near_distance_lower_bound_rss(self, other, |_| false)
+    }
+
+    #[inline]
+    fn near_distance_lower_bound_or_pruned(
+        &self,
+        other: &Self,
+        prunes: impl Fn(f64) -> bool,
+    ) -> f64 {
+        near_distance_lower_bound_rss(self, other, prunes)
     }
 
     #[inline]

@@ -162,7 +162,7 @@ fn search<BV: DistanceVolume>(
         if prune(ball, best) {
             ball
         } else {
-            a.near_distance_lower_bound(b)
+            a.near_distance_lower_bound_or_pruned(b, |g| prune(g, best))
         }
     };
     ws.stack.clear();

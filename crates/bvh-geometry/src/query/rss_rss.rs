@@ -299,12 +299,15 @@ pub(super) fn exact_separation_rss(a: &Rss, b: &Rss) -> (DVec3, f64) {
 /// the distance below it found more cheaply: 0 for two swept rectangles
 /// that alternating projections show meeting, the gap along the direction
 /// of the two points they found when that is within the slack of those
-/// points' distance (see [`separation_rss`]); the exact bound otherwise.
-pub(super) fn near_distance_lower_bound_rss(a: &Rss, b: &Rss) -> f64 {
+/// points' distance (see [`separation_rss`]), or any cheap gap for which
+/// `prunes` holds (the caller drops the pair whatever larger bound it
+/// gets); the exact bound otherwise.
+pub(super) fn near_distance_lower_bound_rss(a: &Rss, b: &Rss, prunes: impl Fn(f64) -> bool) -> f64 {
     match cheap_separation_rss(a, b, 0.0) {
         // A kept direction's gap is positive; shapes that alternating
         // projections show meeting (no gap) are 0 apart.
         Separation::Settled(_, g) => g.max(0.0),
+        Separation::Candidate(_, g) if g > 0.0 && prunes(g) => g,
         Separation::Candidate(..) => distance_rss_rss(a, b),
     }
 }
@@ -628,13 +631,22 @@ mod separation_tests {
             }
             // The near lower bound: certified, 0 only for shapes that
             // meet, and within the slack of the exact bound.
-            let near = near_distance_lower_bound_rss(&a, &b);
+            let near = near_distance_lower_bound_rss(&a, &b, |_| false);
             prop_assert!(near <= sampled.max(0.0) + tol, "bound {near} above a sampled distance {sampled}");
             prop_assert!(near >= 0.0);
             prop_assert!(
                 near >= distance_rss_rss(&a, &b) * (1.0 - APPROX_SLACK) - tol,
                 "bound {near} for a distance {}",
                 distance_rss_rss(&a, &b)
+            );
+            // With a pruning rule, a cheaper bound comes back only when it
+            // prunes, and it is certified all the same.
+            let cut = 0.5 * distance_rss_rss(&a, &b);
+            let pruned = near_distance_lower_bound_rss(&a, &b, |g| g >= cut);
+            prop_assert!(pruned <= sampled.max(0.0) + tol, "bound {pruned} above a sampled distance {sampled}");
+            prop_assert!(
+                pruned >= cut || pruned == near,
+                "bound {pruned} neither prunes (at {cut}) nor is the near bound {near}"
             );
         }
 
