@@ -8,8 +8,8 @@
 use std::sync::Arc;
 
 use armature_bvh_geometry::query::{
-    CollideMode, CollideWorkspace, MeshObject, PointLocation, collide, containment, contains_part,
-    locate_point, point_location, winding_number,
+    CollideMode, CollideWorkspace, MeshObject, PointLocation, collide, containment,
+    containment_of_first, contains_part, locate_point, point_location, winding_number,
 };
 use armature_bvh_geometry::{
     Bvh, ConvexHull, GeometryError, LinkGeometry, MeshTopology, Obb, Tessellation, TriMesh,
@@ -360,6 +360,37 @@ fn every_component_is_tried() {
         w.triangle_b
     );
     assert!((w.depth - 0.45).abs() < 1e-12, "depth {}", w.depth);
+}
+
+#[test]
+fn containment_of_the_first_looks_one_way_only() {
+    // A small box inside a big one: found either way round by
+    // `containment`, by `containment_of_first` only with the small one
+    // first (the big one holds no part of it when it is the other).
+    let tess = Tessellation::default();
+    let big =
+        LinkGeometry::from_mesh("big", Arc::new(tess.cuboid(DVec3::splat(1.0)).unwrap())).unwrap();
+    let small = LinkGeometry::from_mesh("small", Arc::new(tess.cuboid(DVec3::splat(0.1)).unwrap()))
+        .unwrap();
+    let ob = MeshObject::new(&big.mesh, &big.obb_tree, DAffine3::IDENTITY).unwrap();
+    let os = MeshObject::new(&small.mesh, &small.obb_tree, DAffine3::IDENTITY).unwrap();
+    let both = containment(&ob, &big.topology, &os, &small.topology)
+        .unwrap()
+        .unwrap();
+    assert!(both.b_inside_a);
+    let first = containment_of_first(&os, &small.topology, &ob, &big.topology)
+        .unwrap()
+        .unwrap();
+    assert!(!first.b_inside_a);
+    let reversed = containment(&os, &small.topology, &ob, &big.topology)
+        .unwrap()
+        .unwrap();
+    assert_eq!(first, reversed);
+    assert!(
+        containment_of_first(&ob, &big.topology, &os, &small.topology)
+            .unwrap()
+            .is_none()
+    );
 }
 
 #[test]

@@ -106,7 +106,7 @@ use std::time::Instant;
 use armature_bvh_geometry::query::{
     Advance, AdvancementFront, AdvancementOptions, CappedDistance, CollideMode, CollideWorkspace,
     DistanceCache, DistanceWorkspace, MeshDistance, MeshObject, advancement_step_warm, apart_by,
-    capped_distance, collide, containment,
+    capped_distance, collide, containment, containment_of_first,
 };
 use armature_bvh_geometry::{
     ArticulatedBody, DisabledPairs, DynamicHierarchyOptions, DynamicLinkHierarchy,
@@ -439,9 +439,9 @@ impl Scene<'_> {
         other: Other,
         margin: f64,
         ws: &mut CcdWorkspace,
-    ) -> Result<bool, CcdError> {
+    ) -> Result<Apart, CcdError> {
         if !margin.is_finite() {
-            return Ok(false);
+            return Ok(Apart::No);
         }
         self.pose_all(0.0, ws)?;
         let ga = link_geometry(self.body, link)?;
@@ -449,16 +449,20 @@ impl Scene<'_> {
             && let Some(tops) = self.obstacle_tops.get(o)
             && !tops.near(&ga.obb.world_box(&ws.poses[link]), margin)
         {
-            return Ok(true);
+            return Ok(Apart::FromTopBoxes);
         }
         let (gb, pose_b) = self.other_at(other, 0.0, &ws.poses)?;
         let reach = APART_REACH * ga.sphere.radius.min(gb.sphere.radius);
         if margin > reach {
-            return Ok(false);
+            return Ok(Apart::No);
         }
         let a = MeshObject::new(&ga.mesh, &ga.obb_tree, ws.poses[link])?;
         let b = MeshObject::new(&gb.mesh, &gb.obb_tree, pose_b)?;
-        Ok(apart_by(&a, &b, margin, &mut ws.collide)?.apart)
+        Ok(if apart_by(&a, &b, margin, &mut ws.collide)?.apart {
+            Apart::Trees
+        } else {
+            Apart::No
+        })
     }
 
     /// The witness when, at `t`, a closed mesh of the pair bounds a solid
@@ -467,11 +471,16 @@ impl Scene<'_> {
     /// no triangles meet. The contact's distance is 0, its triangles and
     /// points are the inner point and the nearest point of the enclosing
     /// surface. Open meshes bound nothing; two open meshes never answer.
+    ///
+    /// With `link_only`, the caller knows that no part of the other lies
+    /// inside the link (no triangle of it comes within the link's box):
+    /// only the link inside the other's solid is looked for.
     fn contained_at(
         &self,
         link: usize,
         other: Other,
         t: f64,
+        link_only: bool,
         ws: &mut CcdWorkspace,
     ) -> Result<Option<Contact>, CcdError> {
         self.pose_all(t, ws)?;
@@ -493,7 +502,12 @@ impl Scene<'_> {
         }
         let a = MeshObject::new(&ga.mesh, &ga.obb_tree, ws.poses[link])?;
         let b = MeshObject::new(&gb.mesh, &gb.obb_tree, pose_b)?;
-        let Some(w) = containment(&a, &ga.topology, &b, &gb.topology)? else {
+        let found = if link_only {
+            containment_of_first(&a, &ga.topology, &b, &gb.topology)?
+        } else {
+            containment(&a, &ga.topology, &b, &gb.topology)?
+        };
+        let Some(w) = found else {
             return Ok(None);
         };
         let normal = (w.point_b - w.point_a).try_normalize().unwrap_or_else(|| {
@@ -774,6 +788,18 @@ impl Scene<'_> {
             }
         }
     }
+}
+
+/// How [`Scene::apart_at_start`] found a pair apart by its margin.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Apart {
+    /// Not shown apart.
+    No,
+    /// The link's box is farther than the margin from every top box of
+    /// the obstacle's tree, which hold all its triangles.
+    FromTopBoxes,
+    /// The two OBB trees, boxes grown by the margin, are apart.
+    Trees,
 }
 
 /// One conservative-advancement step ([`Scene::step`]).
@@ -1177,9 +1203,13 @@ fn lower_bounds(
         // at least 3δ) and its first step passes t = 1 (`d − δ > μ`): a
         // grown-box test says so without resolving any distance. Only a
         // closed mesh holding part of the other can still make it overlap.
-        if scene.apart_at_start(link, other, cap, ws)? {
+        let apart = scene.apart_at_start(link, other, cap, ws)?;
+        if apart != Apart::No {
             stats.distance_calls += 1;
-            if let Some(c) = scene.contained_at(link, other, 0.0, ws)? {
+            // Far from every top box of the obstacle, no triangle of it
+            // lies within the link's box, so none of it inside the link.
+            let link_only = apart == Apart::FromTopBoxes;
+            if let Some(c) = scene.contained_at(link, other, 0.0, link_only, ws)? {
                 *at_start = Some(c);
                 return Ok(());
             }
@@ -1214,7 +1244,7 @@ fn lower_bounds(
         }
         // Apart: only a closed mesh holding part of the other makes the
         // pair overlap.
-        if let Some(c) = scene.contained_at(link, other, 0.0, ws)? {
+        if let Some(c) = scene.contained_at(link, other, 0.0, false, ws)? {
             *at_start = Some(c);
             return Ok(());
         }

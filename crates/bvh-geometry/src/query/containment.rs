@@ -183,41 +183,78 @@ pub fn containment<BV: BvhVolume>(
 ) -> Result<Option<ContainmentWitness>, GeometryError> {
     topology_a.check_mesh(a.mesh())?;
     topology_b.check_mesh(b.mesh())?;
-    if topology_a.is_closed()
-        && let Some(w) = part_inside(
-            a,
-            b.mesh(),
-            topology_b,
-            &relative_pose(&a.pose(), &b.pose()),
-        )
-    {
-        return Ok(Some(ContainmentWitness {
-            b_inside_a: true,
-            triangle_a: w.outer_triangle,
-            triangle_b: w.inner_triangle,
-            point_a: a.pose().transform_point3(w.outer_point),
-            point_b: a.pose().transform_point3(w.inner_point),
-            depth: w.depth,
-        }));
+    Ok(b_inside_a(a, topology_a, b, topology_b)
+        .or_else(|| a_inside_b(a, topology_a, b, topology_b)))
+}
+
+/// [`containment`] where the caller knows that no part of `b` lies inside
+/// `a` (for example no triangle of `b` comes within `a`'s bounding box):
+/// only a component of `a` inside the solid of `b` (when `b` is closed)
+/// is looked for, which skips the probes of `b`'s components.
+///
+/// # Errors
+/// As [`containment`].
+pub fn containment_of_first<BV: BvhVolume>(
+    a: &MeshObject<'_, BV>,
+    topology_a: &MeshTopology,
+    b: &MeshObject<'_, BV>,
+    topology_b: &MeshTopology,
+) -> Result<Option<ContainmentWitness>, GeometryError> {
+    topology_a.check_mesh(a.mesh())?;
+    topology_b.check_mesh(b.mesh())?;
+    Ok(a_inside_b(a, topology_a, b, topology_b))
+}
+
+/// A component of `b` inside the solid of `a` (when `a` is closed).
+fn b_inside_a<BV: BvhVolume>(
+    a: &MeshObject<'_, BV>,
+    topology_a: &MeshTopology,
+    b: &MeshObject<'_, BV>,
+    topology_b: &MeshTopology,
+) -> Option<ContainmentWitness> {
+    if !topology_a.is_closed() {
+        return None;
     }
-    if topology_b.is_closed()
-        && let Some(w) = part_inside(
-            b,
-            a.mesh(),
-            topology_a,
-            &relative_pose(&b.pose(), &a.pose()),
-        )
-    {
-        return Ok(Some(ContainmentWitness {
-            b_inside_a: false,
-            triangle_a: w.inner_triangle,
-            triangle_b: w.outer_triangle,
-            point_a: b.pose().transform_point3(w.inner_point),
-            point_b: b.pose().transform_point3(w.outer_point),
-            depth: w.depth,
-        }));
+    let w = part_inside(
+        a,
+        b.mesh(),
+        topology_b,
+        &relative_pose(&a.pose(), &b.pose()),
+    )?;
+    Some(ContainmentWitness {
+        b_inside_a: true,
+        triangle_a: w.outer_triangle,
+        triangle_b: w.inner_triangle,
+        point_a: a.pose().transform_point3(w.outer_point),
+        point_b: a.pose().transform_point3(w.inner_point),
+        depth: w.depth,
+    })
+}
+
+/// A component of `a` inside the solid of `b` (when `b` is closed).
+fn a_inside_b<BV: BvhVolume>(
+    a: &MeshObject<'_, BV>,
+    topology_a: &MeshTopology,
+    b: &MeshObject<'_, BV>,
+    topology_b: &MeshTopology,
+) -> Option<ContainmentWitness> {
+    if !topology_b.is_closed() {
+        return None;
     }
-    Ok(None)
+    let w = part_inside(
+        b,
+        a.mesh(),
+        topology_a,
+        &relative_pose(&b.pose(), &a.pose()),
+    )?;
+    Some(ContainmentWitness {
+        b_inside_a: false,
+        triangle_a: w.inner_triangle,
+        triangle_b: w.outer_triangle,
+        point_a: b.pose().transform_point3(w.inner_point),
+        point_b: b.pose().transform_point3(w.outer_point),
+        depth: w.depth,
+    })
 }
 
 /// Whether [`containment`] finds a part of one object inside the other's

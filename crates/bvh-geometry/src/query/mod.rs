@@ -99,8 +99,8 @@ pub use advancement::{
 pub use capsule_capsule::distance_capsule_capsule;
 pub use capsule_triangle::distance_capsule_triangle;
 pub use containment::{
-    ContainmentWitness, PointLocation, containment, contains_part, locate_point, point_location,
-    winding_number,
+    ContainmentWitness, PointLocation, containment, containment_of_first, contains_part,
+    locate_point, point_location, winding_number,
 };
 pub use mesh_mesh::{
     CollideMode, CollideWorkspace, DistanceVolume, MeshCollision, MeshObject, MeshSeparation,
