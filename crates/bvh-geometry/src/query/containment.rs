@@ -183,8 +183,8 @@ pub fn containment<BV: BvhVolume>(
 ) -> Result<Option<ContainmentWitness>, GeometryError> {
     topology_a.check_mesh(a.mesh())?;
     topology_b.check_mesh(b.mesh())?;
-    Ok(b_inside_a(a, topology_a, b, topology_b)
-        .or_else(|| a_inside_b(a, topology_a, b, topology_b)))
+    Ok(component_inside(a, topology_a, b, topology_b, true)
+        .or_else(|| component_inside(b, topology_b, a, topology_a, false)))
 }
 
 /// [`containment`] where the caller knows that no part of `b` lies inside
@@ -202,58 +202,44 @@ pub fn containment_of_first<BV: BvhVolume>(
 ) -> Result<Option<ContainmentWitness>, GeometryError> {
     topology_a.check_mesh(a.mesh())?;
     topology_b.check_mesh(b.mesh())?;
-    Ok(a_inside_b(a, topology_a, b, topology_b))
+    Ok(component_inside(b, topology_b, a, topology_a, false))
 }
 
-/// A component of `b` inside the solid of `a` (when `a` is closed).
-fn b_inside_a<BV: BvhVolume>(
-    a: &MeshObject<'_, BV>,
-    topology_a: &MeshTopology,
-    b: &MeshObject<'_, BV>,
-    topology_b: &MeshTopology,
+/// A component of `inner` inside the solid of `outer` (when `outer` is
+/// closed), as [`containment`]'s witness, whose `a` is `outer` when
+/// `outer_is_a` and `inner` otherwise.
+fn component_inside<BV: BvhVolume>(
+    outer: &MeshObject<'_, BV>,
+    topology_outer: &MeshTopology,
+    inner: &MeshObject<'_, BV>,
+    topology_inner: &MeshTopology,
+    outer_is_a: bool,
 ) -> Option<ContainmentWitness> {
-    if !topology_a.is_closed() {
+    if !topology_outer.is_closed() {
         return None;
     }
-    let w = part_inside(
-        a,
-        b.mesh(),
-        topology_b,
-        &relative_pose(&a.pose(), &b.pose()),
-    )?;
-    Some(ContainmentWitness {
-        b_inside_a: true,
-        triangle_a: w.outer_triangle,
-        triangle_b: w.inner_triangle,
-        point_a: a.pose().transform_point3(w.outer_point),
-        point_b: a.pose().transform_point3(w.inner_point),
-        depth: w.depth,
-    })
-}
-
-/// A component of `a` inside the solid of `b` (when `b` is closed).
-fn a_inside_b<BV: BvhVolume>(
-    a: &MeshObject<'_, BV>,
-    topology_a: &MeshTopology,
-    b: &MeshObject<'_, BV>,
-    topology_b: &MeshTopology,
-) -> Option<ContainmentWitness> {
-    if !topology_b.is_closed() {
-        return None;
-    }
-    let w = part_inside(
-        b,
-        a.mesh(),
-        topology_a,
-        &relative_pose(&b.pose(), &a.pose()),
-    )?;
-    Some(ContainmentWitness {
-        b_inside_a: false,
-        triangle_a: w.inner_triangle,
-        triangle_b: w.outer_triangle,
-        point_a: b.pose().transform_point3(w.inner_point),
-        point_b: b.pose().transform_point3(w.outer_point),
-        depth: w.depth,
+    let map = relative_pose(&outer.pose(), &inner.pose());
+    let w = part_inside(outer, inner.mesh(), topology_inner, &map)?;
+    let outer_point = outer.pose().transform_point3(w.outer_point);
+    let inner_point = outer.pose().transform_point3(w.inner_point);
+    Some(if outer_is_a {
+        ContainmentWitness {
+            b_inside_a: true,
+            triangle_a: w.outer_triangle,
+            triangle_b: w.inner_triangle,
+            point_a: outer_point,
+            point_b: inner_point,
+            depth: w.depth,
+        }
+    } else {
+        ContainmentWitness {
+            b_inside_a: false,
+            triangle_a: w.inner_triangle,
+            triangle_b: w.outer_triangle,
+            point_a: inner_point,
+            point_b: outer_point,
+            depth: w.depth,
+        }
     })
 }
 
