@@ -307,7 +307,7 @@ impl<F: FnMut(DVec3, (DVec3, f64), (DVec3, f64)) -> f64> Search<'_, '_, '_, F> {
         let (piece_a, piece_b) = (ball_rss(&bva), ball_rss(&self.p.node_b(ib).bv));
         let (n, g) = match cheap_separation_rss(&bva, &bvb, self.contact) {
             Separation::Settled(n, g) => (n, g),
-            Separation::Candidate(n, g) => {
+            Separation::Candidate(n, g, start) => {
                 // The direction alternating projections found may be far
                 // from the closest one, but a pair it proves for the
                 // horizon is never refined: the step and the front come
@@ -326,7 +326,7 @@ impl<F: FnMut(DVec3, (DVec3, f64), (DVec3, f64)) -> f64> Search<'_, '_, '_, F> {
                         return;
                     }
                 }
-                exact_separation_rss(&bva, &bvb)
+                exact_separation_rss(&bva, &bvb, start)
             }
         };
         let g = self.certify(g);

@@ -236,15 +236,16 @@ pub fn distance_rss_rss(a: &Rss, b: &Rss) -> f64 {
 /// distance of the two points found (an upper bound on the distance):
 /// then no direction is much better. Otherwise (rectangles nearly
 /// touching, or meeting at a slant the rounds have not resolved) the
-/// rectangles' exact closest points give the direction. (Conservative
-/// advancement runs the two stages apart, [`cheap_separation_rss`] and
-/// [`exact_separation_rss`], to skip the second where the first is
-/// enough for its step.)
+/// rectangles' closest points give the direction: by an active-set
+/// method from where the rounds stopped ([`refined_pair`]), else by the
+/// exact feature tests. (Conservative advancement runs the two stages
+/// apart, [`cheap_separation_rss`] and [`exact_separation_rss`], to skip
+/// the second where the first is enough for its step.)
 #[cfg(test)]
 pub(super) fn separation_rss(a: &Rss, b: &Rss, contact: f64) -> (DVec3, f64) {
     match cheap_separation_rss(a, b, contact) {
         Separation::Settled(n, g) => (n, g),
-        Separation::Candidate(..) => exact_separation_rss(a, b),
+        Separation::Candidate(_, _, start) => exact_separation_rss(a, b, start),
     }
 }
 
@@ -256,36 +257,42 @@ pub(super) enum Separation {
     /// the distance.
     Settled(DVec3, f64),
     /// The direction alternating projections found and its certified gap,
-    /// which may be well below the distance: a caller that needs no more
-    /// than it may keep it, otherwise [`exact_separation_rss`] gives
+    /// which may be well below the distance, and where the rounds stopped:
+    /// a caller that needs no more than the gap may keep it, otherwise
+    /// [`exact_separation_rss`] from those coordinates gives
     /// [`separation_rss`]'s answer.
-    Candidate(DVec3, f64),
+    Candidate(DVec3, f64, RectCoords),
 }
 
 /// The cheap stage of [`separation_rss`]: alternating projections only.
 pub(super) fn cheap_separation_rss(a: &Rss, b: &Rss, contact: f64) -> Separation {
-    let (v, upper) = projected_pair(a, b);
+    let (v, upper, start) = projected_pair(a, b);
     if upper <= contact {
         // Within the contact distance whatever the direction (up to the
         // rounding of `upper`, and refining a pair is always safe).
         return Separation::Settled(DVec3::X, f64::NEG_INFINITY);
     }
     let Some(n) = v.try_normalize() else {
-        return Separation::Candidate(DVec3::X, f64::NEG_INFINITY);
+        return Separation::Candidate(DVec3::X, f64::NEG_INFINITY, start);
     };
     let (n, g) = slab_gap_rss(a, b, n);
     if g >= upper * (1.0 - APPROX_SLACK) {
         Separation::Settled(n, g)
     } else {
-        Separation::Candidate(n, g)
+        Separation::Candidate(n, g, start)
     }
 }
 
-/// The exact stage of [`separation_rss`]: the gap along the direction of
-/// the rectangles' closest points (of the centres when they meet).
-pub(super) fn exact_separation_rss(a: &Rss, b: &Rss) -> (DVec3, f64) {
-    let c = closest_points_rectangle_rectangle(a, b);
-    let v = c.point_b - c.point_a;
+/// The exact stage of [`separation_rss`], from where its alternating
+/// projections stopped: the gap along the direction of the rectangles'
+/// closest points (of the centres when they meet), found by
+/// [`refined_pair`] or else by the feature tests.
+pub(super) fn exact_separation_rss(a: &Rss, b: &Rss, start: RectCoords) -> (DVec3, f64) {
+    let (pa, pb) = refined_pair(a, b, start).unwrap_or_else(|| {
+        let c = closest_points_rectangle_rectangle(a, b);
+        (c.point_a, c.point_b)
+    });
+    let v = pb - pa;
     let n = v
         .try_normalize()
         .or_else(|| (b.center - a.center).try_normalize());
@@ -301,14 +308,29 @@ pub(super) fn exact_separation_rss(a: &Rss, b: &Rss) -> (DVec3, f64) {
 /// of the two points they found when that is within the slack of those
 /// points' distance (see [`separation_rss`]), or any cheap gap for which
 /// `prunes` holds (the caller drops the pair whatever larger bound it
-/// gets); the exact bound otherwise.
+/// gets); then the gap along the direction of the closest pair that
+/// [`refined_pair`] finds from there, under the same slack rule; the exact
+/// bound otherwise.
 pub(super) fn near_distance_lower_bound_rss(a: &Rss, b: &Rss, prunes: impl Fn(f64) -> bool) -> f64 {
     match cheap_separation_rss(a, b, 0.0) {
         // A kept direction's gap is positive; shapes that alternating
         // projections show meeting (no gap) are 0 apart.
         Separation::Settled(_, g) => g.max(0.0),
-        Separation::Candidate(_, g) if g > 0.0 && prunes(g) => g,
-        Separation::Candidate(..) => distance_rss_rss(a, b),
+        Separation::Candidate(_, g, _) if g > 0.0 && prunes(g) => g,
+        Separation::Candidate(_, _, start) => refined_pair(a, b, start)
+            .and_then(|(p, q)| {
+                let upper = p.distance(q) - (a.radius + b.radius);
+                if upper <= 0.0 {
+                    // Points of the two rectangles within the radii (up to
+                    // the rounding of the points): the shapes meet, and 0
+                    // is a bound whatever that rounding.
+                    return Some(0.0);
+                }
+                let n = (q - p).try_normalize()?;
+                let g = slab_gap_rss(a, b, n).1;
+                (g > 0.0 && g >= upper * (1.0 - APPROX_SLACK)).then_some(g)
+            })
+            .unwrap_or_else(|| distance_rss_rss(a, b)),
     }
 }
 
@@ -329,7 +351,7 @@ const APPROX_SLACK: f64 = 0.05;
 /// it. NaN input is never apart.
 #[must_use]
 pub fn apart_beyond_rss(a: &Rss, b: &Rss, threshold: f64) -> bool {
-    let (v, upper) = projected_pair(a, b);
+    let (v, upper, _) = projected_pair(a, b);
     if !(upper > threshold) {
         return false;
     }
@@ -342,40 +364,253 @@ pub fn apart_beyond_rss(a: &Rss, b: &Rss, threshold: f64) -> bool {
 }
 
 /// Rounds of alternating projections in [`projected_pair`].
-const SEPARATION_ROUNDS: usize = 4;
+const SEPARATION_ROUNDS: usize = 2;
+
+/// Coordinates of a point of each core rectangle: `(x, y)` along `a`'s
+/// axes from its centre, `(s, t)` along `b`'s.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct RectCoords([f64; 4]);
 
 /// A point of each core rectangle, approaching their closest pair: from
 /// `b`'s centre, `a`'s rectangle point nearest it, `b`'s nearest that one,
 /// and so on, stopping early once a round no longer moves the point. Gives
-/// the vector from `a`'s point to `b`'s and their distance less both
-/// radii (an upper bound on the swept shapes' distance, up to rounding).
+/// the vector from `a`'s point to `b`'s, their distance less both radii
+/// (an upper bound on the swept shapes' distance, up to rounding) and the
+/// points' coordinates.
 /// (`max`/`min` rather than `clamp`, which panics on NaN: bad input gives
 /// NaN points, and the callers' gaps then separate nothing.)
-fn projected_pair(a: &Rss, b: &Rss) -> (DVec3, f64) {
+fn projected_pair(a: &Rss, b: &Rss) -> (DVec3, f64, RectCoords) {
     let (ax, ay) = (a.axes.x_axis, a.axes.y_axis);
     let (bx, by) = (b.axes.x_axis, b.axes.y_axis);
     let (ha, hb) = (a.half_lengths, b.half_lengths);
     let on_a = |x: DVec3| {
         let e = x - a.center;
-        a.center + ax * e.dot(ax).max(-ha.x).min(ha.x) + ay * e.dot(ay).max(-ha.y).min(ha.y)
+        let (u, v) = (
+            e.dot(ax).max(-ha.x).min(ha.x),
+            e.dot(ay).max(-ha.y).min(ha.y),
+        );
+        (a.center + ax * u + ay * v, u, v)
     };
     let on_b = |x: DVec3| {
         let e = x - b.center;
-        b.center + bx * e.dot(bx).max(-hb.x).min(hb.x) + by * e.dot(by).max(-hb.y).min(hb.y)
+        let (u, v) = (
+            e.dot(bx).max(-hb.x).min(hb.x),
+            e.dot(by).max(-hb.y).min(hb.y),
+        );
+        (b.center + bx * u + by * v, u, v)
     };
-    let mut q = b.center;
-    let mut p = on_a(q);
+    let (mut q, mut s, mut t) = (b.center, 0.0, 0.0);
+    let (mut p, mut x, mut y) = on_a(q);
     for _ in 0..SEPARATION_ROUNDS {
-        let next = on_b(p);
+        let (next, ns, nt) = on_b(p);
         let moved = next != q;
-        q = next;
+        (q, s, t) = (next, ns, nt);
         if !moved {
             break;
         }
-        p = on_a(q);
+        (p, x, y) = on_a(q);
     }
     let v = q - p;
-    (v, v.length() - (a.radius + b.radius))
+    (
+        v,
+        v.length() - (a.radius + b.radius),
+        RectCoords([x, y, s, t]),
+    )
+}
+
+/// Rounds of the active-set method of [`refined_pair`] before it gives up.
+const ACTIVE_SET_ROUNDS: usize = 8;
+
+/// The least determinant of the reduced systems in [`refined_pair`] (a
+/// squared sine of the angle between features): below it (features
+/// parallel to within a fifth of a degree) the method gives up, leaving
+/// the pair to the feature tests.
+const ACTIVE_SET_PIVOT: f64 = 1e-5;
+
+/// The rectangles' closest pair by an active-set method, started from the
+/// coordinates `start` (of alternating projections).
+///
+/// Half the squared distance of the points `a(x, y)` and `b(s, t)` is a
+/// convex quadratic in the four coordinates, `½ wᵀ H w + g₀ᵀ w + c` with
+/// `H = [[I, −K], [−Kᵀ, I]]` (`K` the dot products of `a`'s axes with
+/// `b`'s), and each coordinate is bounded by its half length; a point where
+/// the free coordinates solve their linear system and every coordinate
+/// held at a bound is pushed against it is the closest pair. Each round
+/// solves the free coordinates (the system reduces to one of at most two
+/// of `b`'s coordinates), holds at its bound any that left the box, else
+/// frees the held one whose gradient pulls it inward the most, else
+/// stops. With all four free the system is singular (the points may slide
+/// together along the line where the rectangles' planes meet): its
+/// solution nearest `b`'s current coordinates is taken
+/// ([`along_planes_meet`]).
+///
+/// `None` when the rounds run out, a reduced system is nearly singular
+/// (features parallel to within a fraction of a degree) or the planes
+/// are: the
+/// caller then takes the feature tests. The points are as exact as the
+/// rounding of the systems allows; callers take their direction for a
+/// certified slab gap, never their distance as a bound.
+fn refined_pair(a: &Rss, b: &Rss, start: RectCoords) -> Option<(DVec3, DVec3)> {
+    let (ax, ay) = (a.axes.x_axis, a.axes.y_axis);
+    let (bx, by) = (b.axes.x_axis, b.axes.y_axis);
+    let d = b.center - a.center;
+    let k = [[ax.dot(bx), ax.dot(by)], [ay.dot(bx), ay.dot(by)]];
+    let g0 = [-d.dot(ax), -d.dot(ay), d.dot(bx), d.dot(by)];
+    let h = [
+        a.half_lengths.x,
+        a.half_lengths.y,
+        b.half_lengths.x,
+        b.half_lengths.y,
+    ];
+    let mut w = start.0;
+    // −1 / +1: held at the lower / upper bound; 0: free.
+    let mut held = [0_i8; 4];
+    for i in 0..4 {
+        if w[i] >= h[i] {
+            held[i] = 1;
+        } else if w[i] <= -h[i] {
+            held[i] = -1;
+        }
+    }
+    for _ in 0..ACTIVE_SET_ROUNDS {
+        for i in 0..4 {
+            if held[i] != 0 {
+                w[i] = f64::from(held[i]) * h[i];
+            }
+        }
+        let free_a = [held[0] == 0, held[1] == 0];
+        let free_b = [held[2] == 0, held[3] == 0];
+        // Right-hand sides: the free coordinates' systems less what the
+        // held ones of the other rectangle contribute.
+        let mut ra = [0.0; 2];
+        let mut rb = [0.0; 2];
+        for i in 0..2 {
+            ra[i] = -g0[i];
+            rb[i] = -g0[2 + i];
+            for j in 0..2 {
+                if !free_b[j] {
+                    ra[i] += k[i][j] * w[2 + j];
+                }
+                if !free_a[j] {
+                    rb[i] += k[j][i] * w[j];
+                }
+            }
+        }
+        // a's free coordinates are `ra + K' wb`; b's solve
+        // `(I − K'ᵀ K') wb = rb + K'ᵀ ra` (K' restricted to free ones).
+        let mut sys = [[0.0; 2]; 2];
+        let mut rhs = rb;
+        for i in 0..2 {
+            if free_a[i] {
+                for j in 0..2 {
+                    rhs[j] += k[i][j] * ra[i];
+                    for l in 0..2 {
+                        sys[j][l] -= k[i][j] * k[i][l];
+                    }
+                }
+            }
+        }
+        sys[0][0] += 1.0;
+        sys[1][1] += 1.0;
+        let wb = match free_b {
+            [false, false] => [0.0, 0.0],
+            [true, false] => [solve_one(sys[0][0], rhs[0])?, 0.0],
+            [false, true] => [0.0, solve_one(sys[1][1], rhs[1])?],
+            [true, true] => {
+                let det = sys[0][0] * sys[1][1] - sys[0][1] * sys[1][0];
+                if det >= ACTIVE_SET_PIVOT {
+                    [
+                        (rhs[0] * sys[1][1] - rhs[1] * sys[0][1]) / det,
+                        (rhs[1] * sys[0][0] - rhs[0] * sys[1][0]) / det,
+                    ]
+                } else if free_a == [true, true] {
+                    along_planes_meet(a, b, &sys, rhs, [w[2], w[3]])?
+                } else {
+                    return None;
+                }
+            }
+        };
+        let mut left = false;
+        for i in 0..4 {
+            if held[i] != 0 {
+                continue;
+            }
+            w[i] = if i < 2 {
+                ra[i]
+                    + (0..2)
+                        .filter(|&j| free_b[j])
+                        .map(|j| k[i][j] * wb[j])
+                        .sum::<f64>()
+            } else {
+                wb[i - 2]
+            };
+            if w[i] > h[i] {
+                held[i] = 1;
+                left = true;
+            } else if w[i] < -h[i] {
+                held[i] = -1;
+                left = true;
+            }
+        }
+        if left {
+            continue;
+        }
+        let mut worst = (0.0, None);
+        for i in 0..4 {
+            if held[i] != 0 && h[i] > 0.0 {
+                let cross = if i < 2 {
+                    -(k[i][0] * w[2] + k[i][1] * w[3])
+                } else {
+                    -(k[0][i - 2] * w[0] + k[1][i - 2] * w[1])
+                };
+                let pull = f64::from(held[i]) * (w[i] + cross + g0[i]);
+                if pull > worst.0 {
+                    worst = (pull, Some(i));
+                }
+            }
+        }
+        match worst.1 {
+            Some(i) => held[i] = 0,
+            None => {
+                let p = a.center + ax * w[0] + ay * w[1];
+                let q = b.center + bx * w[2] + by * w[3];
+                return (p.is_finite() && q.is_finite()).then_some((p, q));
+            }
+        }
+    }
+    None
+}
+
+/// With all four coordinates free, `b`'s solve a singular system `sys`
+/// (rank one: the points may slide together along the line where the
+/// planes meet without changing their distance): the solution nearest
+/// `b`'s current coordinates `wb`. `None` for planes parallel to within a
+/// fifth of a degree.
+fn along_planes_meet(
+    a: &Rss,
+    b: &Rss,
+    sys: &[[f64; 2]; 2],
+    rhs: [f64; 2],
+    wb: [f64; 2],
+) -> Option<[f64; 2]> {
+    let line = a.axes.z_axis.cross(b.axes.z_axis);
+    let along =
+        glam::DVec2::new(line.dot(b.axes.x_axis), line.dot(b.axes.y_axis)).try_normalize()?;
+    // `sys` is `λ u uᵀ` with `u` across the line, `λ` its trace.
+    let lambda = sys[0][0] + sys[1][1];
+    if !(lambda >= ACTIVE_SET_PIVOT) {
+        return None;
+    }
+    let across = along.perp();
+    let rhs = glam::DVec2::from(rhs);
+    let wb = across * (across.dot(rhs) / lambda) + along * along.dot(glam::DVec2::from(wb));
+    Some(wb.to_array())
+}
+
+/// `r / s` for a reduced system `s` not below [`ACTIVE_SET_PIVOT`].
+#[inline]
+fn solve_one(s: f64, r: f64) -> Option<f64> {
+    (s >= ACTIVE_SET_PIVOT).then(|| r / s)
 }
 
 /// The certified slab gap of two swept rectangles along the unit `n`
@@ -554,6 +789,7 @@ mod separation_tests {
     use super::*;
     use glam::{DMat3, DQuat, DVec2};
     use proptest::prelude::*;
+    use proptest::strategy::ValueTree;
 
     fn rss() -> impl Strategy<Value = Rss> {
         (
@@ -599,8 +835,86 @@ mod separation_tests {
             - (a.radius + b.radius)
     }
 
+    /// Distance from `p` to the core rectangle of `r`.
+    fn off_rect(p: DVec3, r: &Rss) -> f64 {
+        let e = p - r.center;
+        let du = (e.dot(r.axes.x_axis).abs() - r.half_lengths.x).max(0.0);
+        let dv = (e.dot(r.axes.y_axis).abs() - r.half_lengths.y).max(0.0);
+        (du * du + dv * dv + e.dot(r.axes.z_axis).powi(2)).sqrt()
+    }
+
+    /// Checks a pair from [`refined_pair`] against the feature tests:
+    /// both points on their rectangles, as close as the closest pair.
+    fn assert_closest(a: &Rss, b: &Rss, (p, q): (DVec3, DVec3)) {
+        let tol = 1e-9 * (1.0 + pair_scale(a, b));
+        let exact = closest_points_rectangle_rectangle(a, b).distance;
+        assert!(
+            off_rect(p, a) <= tol && off_rect(q, b) <= tol,
+            "{p} {q} off the rectangles"
+        );
+        assert!(
+            (p.distance(q) - exact).abs() <= tol,
+            "refined {} exact {exact}",
+            p.distance(q)
+        );
+    }
+
+    /// Upright rectangles crossing a flat square: alternating projections
+    /// stop inside both (all four coordinates free, a singular system),
+    /// and the refined pair meets on the line where the planes do; where
+    /// that line misses the square, the pair is the exact one.
+    #[test]
+    fn refined_pair_of_crossing_planes() {
+        let flat = Rss::new(DVec3::ZERO, DMat3::IDENTITY, DVec2::new(1.0, 1.0), 0.0);
+        let turned = DVec3::new(0.5 * 3f64.sqrt(), 0.5, 0.0);
+        let upright = DMat3::from_cols(turned, DVec3::Z, turned.cross(DVec3::Z));
+        for (centre, meets) in [
+            (DVec3::new(0.3, 0.2, 0.1), true),
+            (DVec3::new(3.0, 0.0, 0.1), false),
+        ] {
+            let b = Rss::new(centre, upright, DVec2::new(2.5, 1.0), 0.0);
+            let (_, _, start) = projected_pair(&flat, &b);
+            let pair = refined_pair(&flat, &b, start).expect("crossing planes are refined");
+            assert_closest(&flat, &b, pair);
+            assert_eq!(pair.0.distance(pair.1) < 1e-12, meets);
+        }
+    }
+
+    /// The active-set method settles most random pairs (it is not a
+    /// path that never runs): a fixed sample of rectangle pairs.
+    #[test]
+    fn refined_pair_settles_most_random_pairs() {
+        let mut runner = proptest::test_runner::TestRunner::deterministic();
+        let strategy = (rss(), rss());
+        let (mut settled, total) = (0, 1000);
+        for _ in 0..total {
+            let (a, b) = strategy.new_tree(&mut runner).expect("a sample").current();
+            let (_, _, start) = projected_pair(&a, &b);
+            if let Some(pair) = refined_pair(&a, &b, start) {
+                assert_closest(&a, &b, pair);
+                settled += 1;
+            }
+        }
+        assert!(settled * 10 >= total * 9, "{settled} of {total} settled");
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// Wherever the active-set method settles a pair, from where
+        /// alternating projections stop or from the centres, it is the
+        /// closest pair of the feature tests.
+        #[test]
+        fn refined_pair_is_the_closest_pair(a in rss(), b in rss(), from_centres in any::<bool>()) {
+            let start = if from_centres {
+                RectCoords([0.0; 4])
+            } else {
+                projected_pair(&a, &b).2
+            };
+            if let Some(pair) = refined_pair(&a, &b, start) {
+                assert_closest(&a, &b, pair);
+            }
+        }
 
         /// The gap is certified (never above the distance of two sampled
         /// points of the swept shapes), within the slack of the exact
