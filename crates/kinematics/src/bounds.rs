@@ -1419,6 +1419,12 @@ impl MotionBounds {
         }
         out.stretch = self.stretch;
         out.world_fixed = stop.is_none();
+        out.drift = out
+            .twist
+            .iter()
+            .flatten()
+            .map(|tw| tw.accel * out.window)
+            .sum();
         Ok(())
     }
 
@@ -1503,6 +1509,8 @@ impl MotionBounds {
             omega,
             accel: self.acceleration_bound(motion, link, window),
             pad: 8.0 * (self.stretch - 1.0) + self.skew + 1e-9,
+            speed: velocity.length(),
+            turn: omega.length(),
         }
     }
 
@@ -1652,6 +1660,8 @@ pub struct PairSpeed {
     twist: [Option<Twist>; 2],
     /// `t_end − t`.
     window: f64,
+    /// The links' acceleration terms over the window, summed.
+    drift: f64,
     /// Whether the links have no common ancestor (or the second side is
     /// an object): the directions of both bounds are then fixed in the
     /// world.
@@ -1673,18 +1683,25 @@ struct Twist {
     accel: f64,
     /// Relative padding for the rounding and the origins' skew.
     pad: f64,
+    /// `|velocity|` and `|omega|`, for the rounding allowance.
+    speed: f64,
+    turn: f64,
 }
 
 impl Twist {
     /// Bound on `|ṗ(t')·n|` over the window for the points within
     /// `radius` of `centre` (link frame), `n` unit: the speed at `t` of the
     /// ball, `|v_c·n| + ρ |ω × n|`, plus the change over the window.
+    #[inline]
     fn bound(&self, n: DVec3, centre: DVec3, radius: f64, window: f64) -> f64 {
         let r = self.rot * centre;
         let v = self.velocity + self.omega.cross(r);
         let spin = self.omega.cross(n).length();
         let s = v.dot(n).abs() + radius * spin + self.accel * window;
-        let size = v.length() + self.omega.length() * (r.length() + radius);
+        // The rounding allowance's scale, at least `|v| + |ω| (|r| + ρ)`
+        // (`|v| ≤ |v_o| + |ω| |r|`, `|r|` under its 1-norm), without roots.
+        let reach = r.abs().element_sum();
+        let size = self.speed + self.turn * (2.0 * reach + radius);
         s * (1.0 + self.pad) + REL_PAD * size
     }
 }
@@ -1818,13 +1835,7 @@ impl PairSpeed {
         let world = self.world_bound(n, a, b);
         // The chain bound has no acceleration term: it can only win when
         // the window's share of the world bound is large.
-        let drift: f64 = self
-            .twist
-            .iter()
-            .flatten()
-            .map(|tw| tw.accel * self.window)
-            .sum();
-        if drift <= CHAIN_WORTH * world {
+        if self.drift <= CHAIN_WORTH * world {
             return world;
         }
         let reach = |(c, r): (DVec3, f64)| c.length() + r.max(0.0);
