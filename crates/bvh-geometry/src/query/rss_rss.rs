@@ -383,34 +383,35 @@ fn projected_pair(a: &Rss, b: &Rss) -> (DVec3, f64, RectCoords) {
     let (ax, ay) = (a.axes.x_axis, a.axes.y_axis);
     let (bx, by) = (b.axes.x_axis, b.axes.y_axis);
     let (ha, hb) = (a.half_lengths, b.half_lengths);
-    let on_a = |x: DVec3| {
-        let e = x - a.center;
-        let (u, v) = (
-            e.dot(ax).max(-ha.x).min(ha.x),
-            e.dot(ay).max(-ha.y).min(ha.y),
-        );
-        (a.center + ax * u + ay * v, u, v)
+    // In the rectangles' coordinates: a point of one projects on the
+    // other's plane through the dot products of their axes.
+    let d = b.center - a.center;
+    let (k11, k12, k21, k22) = (ax.dot(bx), ax.dot(by), ay.dot(bx), ay.dot(by));
+    let (dax, day, dbx, dby) = (d.dot(ax), d.dot(ay), d.dot(bx), d.dot(by));
+    let on_a = |s: f64, t: f64| {
+        (
+            (dax + k11 * s + k12 * t).max(-ha.x).min(ha.x),
+            (day + k21 * s + k22 * t).max(-ha.y).min(ha.y),
+        )
     };
-    let on_b = |x: DVec3| {
-        let e = x - b.center;
-        let (u, v) = (
-            e.dot(bx).max(-hb.x).min(hb.x),
-            e.dot(by).max(-hb.y).min(hb.y),
-        );
-        (b.center + bx * u + by * v, u, v)
+    let on_b = |x: f64, y: f64| {
+        (
+            (k11 * x + k21 * y - dbx).max(-hb.x).min(hb.x),
+            (k12 * x + k22 * y - dby).max(-hb.y).min(hb.y),
+        )
     };
-    let (mut q, mut s, mut t) = (b.center, 0.0, 0.0);
-    let (mut p, mut x, mut y) = on_a(q);
+    let (mut s, mut t) = (0.0, 0.0);
+    let (mut x, mut y) = on_a(s, t);
     for _ in 0..SEPARATION_ROUNDS {
-        let (next, ns, nt) = on_b(p);
-        let moved = next != q;
-        (q, s, t) = (next, ns, nt);
+        let next = on_b(x, y);
+        let moved = next != (s, t);
+        (s, t) = next;
         if !moved {
             break;
         }
-        (p, x, y) = on_a(q);
+        (x, y) = on_a(s, t);
     }
-    let v = q - p;
+    let v = d + bx * s + by * t - ax * x - ay * y;
     (
         v,
         v.length() - (a.radius + b.radius),
