@@ -1695,9 +1695,10 @@ impl Twist {
     #[inline]
     fn bound(&self, n: DVec3, centre: DVec3, radius: f64, window: f64) -> f64 {
         let r = self.rot * centre;
-        let v = self.velocity + self.omega.cross(r);
-        let spin = self.omega.cross(n).length();
-        let s = v.dot(n).abs() + radius * spin + self.accel * window;
+        // `v·n` for `v = v_o + ω × r`: `(ω × r)·n = −r·(ω × n)`.
+        let turn = self.omega.cross(n);
+        let spin = turn.length();
+        let s = (self.velocity.dot(n) - r.dot(turn)).abs() + radius * spin + self.accel * window;
         // The rounding allowance's scale, at least `|v| + |ω| (|r| + ρ)`
         // (`|v| ≤ |v_o| + |ω| |r|`, `|r|` under its 1-norm), without roots.
         let reach = r.abs().element_sum();
