@@ -220,11 +220,12 @@ fn run() -> Result<(), Box<dyn Error>> {
         if stats {
             let s = &a.stats;
             println!(
-                "stats {i} {:?} spatial {:.3} ms temporal {:.3} ms advance {:.3} ms pairs {} / {} / {} iterations {} distances {}",
+                "stats {i} {:?} spatial {:.3} ms temporal {:.3} ms advance {:.3} ms culling {:.3} ms pairs {} / {} / {} iterations {} distances {}",
                 a.status,
                 s.spatial_time.as_secs_f64() * 1e3,
                 s.temporal_time.as_secs_f64() * 1e3,
                 s.advance_time.as_secs_f64() * 1e3,
+                s.culling_time.as_secs_f64() * 1e3,
                 s.pairs_total,
                 s.pairs_after_spatial,
                 s.pairs_after_temporal,

@@ -8,7 +8,12 @@
 //!
 //! 1. *Spatial culling* (M4 §5): the dynamic link hierarchy of
 //!    `armature-bvh-geometry` encloses every link's OBB over `[0, 1]`,
-//!    widened by `3δ`, and keeps the pairs whose swept boxes overlap. With
+//!    widened by `3δ`, and keeps the pairs whose swept boxes overlap; a
+//!    link's swept box must also meet one of a static obstacle's top boxes
+//!    (the boxes of the top levels of its OBB tree, which follow its
+//!    surface where the whole box of a long pipe spans the scene), else
+//!    the pair is only tested for the link inside the obstacle's solid at
+//!    the start (the link never comes within `3δ` of the surface). With
 //!    [`CcdOptions::time_pieces`] the boxes are also enclosed over `2^r`
 //!    equal pieces of `[0, 1]` (`r` from the motion's swing, at most
 //!    [`MAX_PIECE_LEVELS`]; M1 §5.1.1's sub-intervals): a pair meeting on
@@ -276,6 +281,11 @@ struct PairTask {
     /// Where its boxes first meet on the motion's pieces (0 without
     /// pieces): before, the pair is more than `3δ` apart.
     start: f64,
+    /// The link's box over the whole motion, widened by `3δ`, meets none
+    /// of a static obstacle's top boxes: no triangle of the obstacle comes
+    /// within `3δ` of the link on `[0, 1]`, and only the link inside the
+    /// obstacle's solid at the start can make the pair collide.
+    apart_throughout: bool,
 }
 
 /// How one pair's advancement ended.
@@ -1066,6 +1076,7 @@ impl<'a> CcdScene<'a> {
                 bound: 0.0,
                 clearance: 0.0,
                 start: 0.0,
+                apart_throughout: false,
             }));
         ws.tasks
             .extend(ws.potential.link_link.iter().map(|&(a, b)| PairTask {
@@ -1074,7 +1085,21 @@ impl<'a> CcdScene<'a> {
                 bound: 0.0,
                 clearance: 0.0,
                 start: 0.0,
+                apart_throughout: false,
             }));
+        // The obstacles' boxes are whole meshes (a pipe's spans the
+        // scene); their top boxes follow the surface.
+        let boxes = self.hierarchy.link_boxes();
+        for task in &mut ws.tasks {
+            if let Other::Obstacle(o) = task.other
+                && self.obstacles.get(o).is_some_and(Obstacle::is_static)
+                && let (Some(tops), Some(b)) = (self.obstacle_tops.get(o), boxes.get(task.link))
+                && !tops.is_empty()
+                && !tops.near(b, 0.0)
+            {
+                task.apart_throughout = true;
+            }
+        }
         let levels = if options.time_pieces {
             self.piece_levels(&motion)
         } else {
@@ -1083,7 +1108,7 @@ impl<'a> CcdScene<'a> {
         if levels > 0 {
             self.cull_on_pieces(&motion, levels, ws)?;
         }
-        stats.pairs_after_spatial = ws.tasks.len();
+        stats.pairs_after_spatial = ws.tasks.iter().filter(|t| !t.apart_throughout).count();
         stats.spatial_time = started.elapsed();
         let scene = Scene {
             body: self.body,
@@ -1186,6 +1211,17 @@ fn lower_bounds(
     };
     let far = 3.0 * delta;
     for task in tasks.iter_mut() {
+        if task.apart_throughout {
+            // No triangle of the obstacle within the link's box at the
+            // start either, so none of it inside the link.
+            if let Some(c) = scene.contained_at(task.link, task.other, 0.0, true, ws)? {
+                *at_start = Some(c);
+                return Ok(());
+            }
+            task.clearance = delta;
+            task.bound = f64::INFINITY;
+            continue;
+        }
         if task.start > 0.0 {
             // Apart by more than 3δ until its first piece (its boxes,
             // widened by 3δ, did not meet): no distance needed at the start.

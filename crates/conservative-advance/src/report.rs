@@ -77,7 +77,8 @@ pub struct CcdStats {
     /// Pairs the rules allow (disabled, adjacent and rigidly attached
     /// links excluded), before spatial culling.
     pub pairs_total: usize,
-    /// Pairs whose swept boxes overlap (M4 §5).
+    /// Pairs whose swept boxes overlap (M4 §5), a link's meeting one of a
+    /// static obstacle's top boxes too.
     pub pairs_after_spatial: usize,
     /// Pairs that conservative advancement ran on past their lower bound
     /// (M4 §7); equal to `pairs_after_spatial` without temporal culling.

@@ -1114,3 +1114,41 @@ fn a_threshold_too_small_for_the_scene_is_rejected() {
         .is_ok()
     );
 }
+
+/// A ring of radius 0.5 with a 1 cm tube around the x axis (in the y–z
+/// plane) at `x`: its box holds the whole hole, its top boxes hug the tube.
+fn ring_across_x(x: f64) -> Obstacle {
+    Obstacle::fixed(
+        "ring",
+        torus(0.5, 0.01),
+        DAffine3::from_translation(DVec3::new(x, 0.0, 0.0)) * DAffine3::from_rotation_y(PI / 2.0),
+    )
+    .unwrap()
+}
+
+#[test]
+fn a_link_through_a_ring_is_culled_on_the_top_boxes() {
+    let (body, _) = slide();
+    // The 0.1 m cube slides through the ring's hole: the ring's box holds
+    // the whole sweep, but no part of the tube comes near it.
+    let ring = vec![ring_across_x(0.5)];
+    let r = check(&body, &ring, &[0.0], &[1.0]);
+    assert_eq!(r.status, CcdStatus::Free, "{r:?}");
+    assert_eq!(r.stats.pairs_total, 1);
+    assert_eq!(r.stats.pairs_after_spatial, 0, "{:?}", r.stats);
+    assert_eq!(r.stats.distance_calls, 0, "{:?}", r.stats);
+    // Raised so that the cube's top edge passes the tube: the pair is kept
+    // and the contact found.
+    let raised = vec![
+        Obstacle::fixed(
+            "ring",
+            torus(0.5, 0.01),
+            DAffine3::from_translation(DVec3::new(0.5, 0.0, -0.5))
+                * DAffine3::from_rotation_y(PI / 2.0),
+        )
+        .unwrap(),
+    ];
+    let r = check(&body, &raised, &[0.0], &[1.0]);
+    assert_eq!(r.status, CcdStatus::Collides, "{r:?}");
+    assert_eq!(r.stats.pairs_after_spatial, 1, "{:?}", r.stats);
+}
