@@ -115,8 +115,8 @@ use armature_bvh_geometry::query::{
 };
 use armature_bvh_geometry::{
     ArticulatedBody, DisabledPairs, DynamicHierarchyOptions, DynamicLinkHierarchy,
-    EnvironmentHierarchy, GeometryError, LinkGeometry, Obstacle, ObstacleMotion, PotentialPairs,
-    TopBoxes,
+    EnvironmentHierarchy, GeometryError, LinkGeometry, MAX_TOP_BOX_LEVELS, Obstacle,
+    ObstacleMotion, PotentialPairs, TopBoxes,
 };
 use armature_kinematics::{InBetweenMotion, MotionBounds, PairSpeed};
 use glam::{DAffine3, DVec3};
@@ -217,10 +217,14 @@ fn next_window(s: f64, used: f64, share: f64) -> f64 {
 }
 
 /// Levels of each obstacle's OBB tree whose world boxes at `t = 0` are
-/// kept ([`TopBoxes`]): a link's box far from all of them needs no first
-/// distance against that obstacle. Measured on the Puma scenes: 6 as the
-/// path checker (M2) uses.
-const TOP_BOX_LEVELS: u32 = 6;
+/// kept ([`TopBoxes`]): a link's swept box far from all of them culls the
+/// pair, and its box at the start far from them needs no first distance.
+/// All there are (down to [`MAX_TOP_BOX_LEVELS`]): the deeper boxes follow
+/// thin parts, and the walk descends only where a box meets them.
+/// Measured on 300 random motions of the `batch` example against 6 levels
+/// (instructions): Puma / pipes −23 % at 30° and −24 % at 1°, Puma / AMR
+/// −15 % at 30° and −21 % at 1°.
+const TOP_BOX_LEVELS: u32 = MAX_TOP_BOX_LEVELS;
 
 /// The least relative error of each pair's first distance (unless the
 /// options ask for exact ones): it only orders and culls the pairs, and a
