@@ -285,8 +285,8 @@ use armature_bvh_geometry::query::{
     collide, collide_below, containment, distance_rss_rss, greedy_distance, relative_pose,
 };
 use armature_bvh_geometry::{
-    Aabb, ArticulatedBody, Bvh, BvhVolume, DisabledPairs, LinkGeometry, LinkGroups,
-    MAX_TOP_BOX_LEVELS, Obstacle, RigidMap, Rss, TopBoxes,
+    Aabb, ArticulatedBody, Bvh, BvhVolume, DisabledPairs, LinkGeometry, LinkGroups, Obstacle,
+    RigidMap, Rss, TopBoxes,
 };
 use armature_kinematics::{CurveLengthBounds, JointSpaceMotion, KinematicsError, PosedLevers};
 use glam::{DAffine3, DVec3};
@@ -551,15 +551,6 @@ impl Ord for Entry {
     }
 }
 
-/// How many levels of an obstacle's OBB tree its [`TopBoxes`] keep: all
-/// there are, down to [`MAX_TOP_BOX_LEVELS`] (the walk descends only
-/// where a box meets them). On the welding cage, whose obstacles are each
-/// a few thin bars spanning the cell, six levels already let the probe
-/// skip 7 of 8 mesh tests; every level takes a further 7 % off its
-/// colliding segments and 32 % off the Puma's among the pipes
-/// (instructions of `examples/path_profile.rs`), within 1 % elsewhere.
-const TOP_BOX_LEVELS: u32 = MAX_TOP_BOX_LEVELS;
-
 /// Where a segment stands.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Verdict {
@@ -817,8 +808,15 @@ struct Scene<'a> {
     obstacle_poses: Vec<DAffine3>,
     /// World boxes of the obstacles' OBBs (static).
     obstacle_boxes: Vec<Aabb>,
-    /// The world boxes of the top levels of the obstacles' OBB trees.
-    obstacle_tops: Vec<TopBoxes>,
+    /// The world boxes of the top levels of the obstacles' OBB trees,
+    /// every level kept ([`Obstacle::top_boxes`], shared with every other
+    /// scene prepared on the obstacles). On the welding cage, whose
+    /// obstacles are each a few thin bars spanning the cell, six levels
+    /// already let the probe skip 7 of 8 mesh tests; every level took a
+    /// further 7 % off its colliding segments and 32 % off the Puma's
+    /// among the pipes (instructions of `examples/path_profile.rs`),
+    /// within 1 % elsewhere.
+    obstacle_tops: Vec<&'a TopBoxes>,
 }
 
 /// What a distance bound is asked for ([`Scene::eta`]): the clearance
@@ -944,10 +942,7 @@ impl<'a> PathChecker<'a> {
                     .iter()
                     .map(|o| o.geometry().obb.world_box(&o.pose_at(0.0)))
                     .collect(),
-                obstacle_tops: obstacles
-                    .iter()
-                    .map(|o| o.top_boxes_at_start(TOP_BOX_LEVELS))
-                    .collect(),
+                obstacle_tops: obstacles.iter().map(Obstacle::top_boxes).collect(),
             },
             ws: Workspaces::default(),
             cache: HashMap::new(),

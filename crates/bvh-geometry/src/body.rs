@@ -1172,6 +1172,9 @@ pub struct Obstacle {
     name: String,
     geometry: Arc<LinkGeometry>,
     motion: ObstacleMotion,
+    /// [`Obstacle::top_boxes`], built on first use and shared by clones
+    /// (an obstacle never changes).
+    tops: Arc<OnceLock<crate::TopBoxes>>,
 }
 
 impl Obstacle {
@@ -1201,6 +1204,7 @@ impl Obstacle {
             name: name.into(),
             geometry,
             motion: ObstacleMotion::Static(pose),
+            tops: Arc::default(),
         }
     }
 
@@ -1221,6 +1225,7 @@ impl Obstacle {
                 end,
                 motion: LocalMotion::between_poses(&start, &end),
             },
+            tops: Arc::default(),
         }
     }
 
@@ -1286,6 +1291,17 @@ impl Obstacle {
     #[must_use]
     pub fn top_boxes_at_start(&self, levels: u32) -> crate::TopBoxes {
         self.geometry.obb_tree.top_boxes(&self.pose_at(0.0), levels)
+    }
+
+    /// [`Obstacle::top_boxes_at_start`] with every level kept
+    /// ([`crate::MAX_TOP_BOX_LEVELS`]), built once on first use and shared
+    /// by the obstacle's clones: a scene prepared several times (one per
+    /// thread, one per query kind) holds them once. On a large mesh they
+    /// are a few megabytes (a box per node of the tree's top levels).
+    #[must_use]
+    pub fn top_boxes(&self) -> &crate::TopBoxes {
+        self.tops
+            .get_or_init(|| self.top_boxes_at_start(crate::MAX_TOP_BOX_LEVELS))
     }
 
     /// A world box holding the obstacle at every `t ∈ [0, 1]` (its OBB
@@ -1452,5 +1468,37 @@ mod tests {
             )])
             .unwrap_err();
         assert!(e.to_string().contains("delta"), "{e}");
+    }
+
+    #[test]
+    fn top_boxes_are_built_once_with_every_level_and_shared_by_clones() {
+        // A ring of 16 small cubes 2 apart: the root box holds its middle,
+        // the boxes of the deeper levels do not.
+        let cube = Tessellation::default().cuboid(DVec3::splat(0.1)).unwrap();
+        let mut vertices = Vec::new();
+        let mut indices = Vec::new();
+        for k in 0..16 {
+            let angle = f64::from(k) * core::f64::consts::PI / 8.0;
+            let at = DVec3::new(angle.cos(), angle.sin(), 0.0) * 2.0;
+            let base = u32::try_from(vertices.len()).unwrap();
+            vertices.extend(cube.vertices().iter().map(|v| *v + at));
+            indices.extend(cube.indices().iter().map(|t| t.map(|i| i + base)));
+        }
+        let ring = Arc::new(crate::TriMesh::new(vertices, indices).unwrap());
+        let pose = DAffine3::from_translation(DVec3::new(0.5, 0.0, 0.0));
+        let o = super::Obstacle::fixed("ring", ring, pose).unwrap();
+        let copy = o.clone();
+        assert!(core::ptr::eq(o.top_boxes(), copy.top_boxes()));
+        let middle = crate::Aabb::new(DVec3::new(0.3, -0.2, -0.2), DVec3::new(0.7, 0.2, 0.2));
+        let all = o.top_boxes_at_start(crate::MAX_TOP_BOX_LEVELS);
+        for margin in [0.0, 1.0, 1.9] {
+            assert_eq!(
+                o.top_boxes().near(&middle, margin),
+                all.near(&middle, margin)
+            );
+        }
+        assert!(!o.top_boxes().near(&middle, 1.0));
+        assert!(o.top_boxes().near(&middle, 1.9));
+        assert!(o.top_boxes_at_start(0).near(&middle, 0.0));
     }
 }

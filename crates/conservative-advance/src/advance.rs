@@ -115,8 +115,8 @@ use armature_bvh_geometry::query::{
 };
 use armature_bvh_geometry::{
     ArticulatedBody, DisabledPairs, DynamicHierarchyOptions, DynamicLinkHierarchy,
-    EnvironmentHierarchy, GeometryError, LinkGeometry, MAX_TOP_BOX_LEVELS, Obstacle,
-    ObstacleMotion, PotentialPairs, TopBoxes,
+    EnvironmentHierarchy, GeometryError, LinkGeometry, Obstacle, ObstacleMotion, PotentialPairs,
+    TopBoxes,
 };
 use armature_kinematics::{InBetweenMotion, MotionBounds, PairSpeed};
 use glam::{DAffine3, DVec3};
@@ -216,16 +216,6 @@ fn next_window(s: f64, used: f64, share: f64) -> f64 {
     }
 }
 
-/// Levels of each obstacle's OBB tree whose world boxes at `t = 0` are
-/// kept ([`TopBoxes`]): a link's swept box far from all of them culls the
-/// pair, and its box at the start far from them needs no first distance.
-/// All there are (down to [`MAX_TOP_BOX_LEVELS`]): the deeper boxes follow
-/// thin parts, and the walk descends only where a box meets them.
-/// Measured on 300 random motions of the `batch` example against 6 levels
-/// (instructions): Puma / pipes −23 % at 30° and −24 % at 1°, Puma / AMR
-/// −15 % at 30° and −21 % at 1°.
-const TOP_BOX_LEVELS: u32 = MAX_TOP_BOX_LEVELS;
-
 /// The least relative error of each pair's first distance (unless the
 /// options ask for exact ones): it only orders and culls the pairs, and a
 /// looser bound is cheaper. Measured on the Puma scenes at 30°: 1 took
@@ -311,7 +301,7 @@ struct Scene<'a> {
     /// Speed bound of every point of each obstacle.
     obstacle_speed: &'a [f64],
     /// Each obstacle's top boxes, placed at `t = 0`.
-    obstacle_tops: &'a [TopBoxes],
+    obstacle_tops: &'a [&'a TopBoxes],
     options: CcdOptions,
 }
 
@@ -847,8 +837,13 @@ pub struct CcdScene<'a> {
     /// `t = 0` and `t = 1`.
     obstacle_extent: f64,
     /// The world boxes of the top levels of each obstacle's OBB tree at
-    /// `t = 0` ([`TOP_BOX_LEVELS`]).
-    obstacle_tops: Vec<TopBoxes>,
+    /// `t = 0`, every level kept ([`Obstacle::top_boxes`], shared by every
+    /// scene prepared on the obstacle): a link's swept box far from all
+    /// of them culls the pair, and its box at the start far from them
+    /// needs no first distance. Every level rather than six took 23–24 %
+    /// off the instructions of random Puma motions among the pipes and
+    /// 15–21 % in the AMR (docs/benchmarks.md).
+    obstacle_tops: Vec<&'a TopBoxes>,
 }
 
 impl<'a> CcdScene<'a> {
@@ -907,10 +902,7 @@ impl<'a> CcdScene<'a> {
                     [0.0, 1.0].map(|t| o.pose_at(t).translation.length() + r)
                 })
                 .fold(0.0, f64::max),
-            obstacle_tops: obstacles
-                .iter()
-                .map(|o| o.top_boxes_at_start(TOP_BOX_LEVELS))
-                .collect(),
+            obstacle_tops: obstacles.iter().map(Obstacle::top_boxes).collect(),
         })
     }
 
