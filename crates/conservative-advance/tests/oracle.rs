@@ -777,6 +777,25 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(100))]
+
+    /// Small motions (a swing under the threshold for C2A first steps
+    /// from `t = 0`, whose pairs take no first distance unless they start
+    /// within 3δ) under random options.
+    #[test]
+    fn small_motions_agree_with_the_oracle(
+        q0 in prop::array::uniform3(-PI..PI),
+        dq in prop::array::uniform3(-0.35..0.35),
+        k in 0usize..288,
+    ) {
+        let (body, obs) = (arm(), obstacles());
+        let q1 = [q0[0] + dq[0], q0[1] + dq[1], q0[2] + dq[2]];
+        check(&body, &obs, &q0, &q1);
+        check_with(&body, &obs, &q0, &q1, option_grid()[k]);
+    }
+}
+
 /// The random scene is neither always free nor always colliding, so the
 /// property above exercises both answers.
 #[test]
@@ -1151,4 +1170,124 @@ fn a_link_through_a_ring_is_culled_on_the_top_boxes() {
     let r = check(&body, &raised, &[0.0], &[1.0]);
     assert_eq!(r.status, CcdStatus::Collides, "{r:?}");
     assert_eq!(r.stats.pairs_after_spatial, 1, "{:?}", r.stats);
+}
+
+/// The slider of [`slide`] over a floor `gap` below the cube, and a wall
+/// whose near face is 0.02 ahead of it.
+fn slider_over_floor(gap: f64) -> (ArticulatedBody, Vec<Obstacle>) {
+    let (body, _) = slide();
+    let fixed = |name: &str, size: DVec3, at: DVec3| {
+        Obstacle::fixed(
+            name,
+            cuboid(size, DVec3::ZERO),
+            DAffine3::from_translation(at),
+        )
+        .unwrap()
+    };
+    let obstacles = vec![
+        fixed(
+            "floor",
+            DVec3::new(2.0, 1.0, 0.1),
+            DVec3::new(0.0, 0.0, -0.1 - gap),
+        ),
+        fixed("wall", DVec3::splat(0.1), DVec3::new(0.12, 0.0, 0.0)),
+    ];
+    (body, obstacles)
+}
+
+/// A face sliding over a parallel face a few δ away (the slowest kind of
+/// small motion, taken by a C2A first step from `t = 0`): the pair keeps
+/// the clearance δ from 3δ on and a third of its distance below, and the
+/// answers keep the contract under every option.
+#[test]
+fn a_face_sliding_over_a_floor_keeps_the_clearance_rule() {
+    let delta = CcdOptions::default().distance_threshold;
+    let options = CcdOptions::default();
+    for (gap, clearance) in [
+        (3.1 * delta, delta),
+        (2.9 * delta, 2.9 * delta / 3.0),
+        (10.0 * delta, delta),
+        (1.5 * delta, 0.5 * delta),
+    ] {
+        let (body, obs) = slider_over_floor(gap);
+        // Along the floor, stopping short of the wall: free.
+        let r = run(&body, &obs, &[0.0], &[0.015], &options);
+        assert_eq!(r.status, CcdStatus::Free, "gap {gap}: {r:?}");
+        assert!(
+            (r.clearance - clearance).abs() <= 1e-9 * delta,
+            "gap {gap}: clearance {} instead of {clearance}",
+            r.clearance
+        );
+        check_every_option(&body, &obs, &[0.0], &[0.015]);
+        // Into the wall (which starts far, so its clearance is δ): a
+        // contact within 2δ of it, never closer than δ before.
+        let r = run(&body, &obs, &[0.0], &[0.03], &options);
+        assert_eq!(r.status, CcdStatus::Collides, "gap {gap}: {r:?}");
+        let c = r.contact.unwrap();
+        assert_eq!(c.other, Other::Obstacle(1), "{c:?}");
+        assert!(c.distance <= 2.0 * delta * (1.0 + 1e-9), "{c:?}");
+        assert!(0.02 - c.time * 0.03 >= delta * (1.0 - 1e-6), "{c:?}");
+        check_every_option(&body, &obs, &[0.0], &[0.03]);
+    }
+}
+
+/// A square wall of `n × n` quads in the plane `x = 0`, `2 half` wide.
+fn grid_wall(n: u32, half: f64) -> Arc<TriMesh> {
+    let mut v = Vec::new();
+    for i in 0..=n {
+        for j in 0..=n {
+            let (y, z) = (f64::from(i) / f64::from(n), f64::from(j) / f64::from(n));
+            v.push(DVec3::new(
+                0.0,
+                half * (2.0 * y - 1.0),
+                half * (2.0 * z - 1.0),
+            ));
+        }
+    }
+    let at = |i: u32, j: u32| i * (n + 1) + j;
+    let mut idx = Vec::new();
+    for i in 0..n {
+        for j in 0..n {
+            idx.push([at(i, j), at(i + 1, j), at(i + 1, j + 1)]);
+            idx.push([at(i, j), at(i + 1, j + 1), at(i, j + 1)]);
+        }
+    }
+    Arc::new(TriMesh::new(v, idx).unwrap())
+}
+
+/// The first C2A step from `t = 0` leaves a front of volume pairs whose
+/// gaps the next step carries, aged by the time the step took: head on
+/// against a finely meshed wall (where the speed bound is exact) the
+/// contact is never late.
+#[test]
+fn gaps_carried_from_the_first_step_are_aged() {
+    // A finely meshed plate on the slider, parallel to the wall: every
+    // volume pair in front of it closes at the full speed.
+    let tree = KinematicTree::new(vec![
+        LinkSpec::new("plate", None).with_joint(Joint::prismatic("slide", DVec3::X, -20.0, 20.0)),
+    ])
+    .unwrap();
+    let plate = grid_wall(8, 0.05)
+        .transformed(&DAffine3::from_translation(DVec3::X * 0.05))
+        .unwrap();
+    let body = ArticulatedBody::new("slider", tree, vec![Some(Arc::new(plate))]).unwrap();
+    let wall = vec![
+        Obstacle::fixed(
+            "wall",
+            grid_wall(12, 0.25),
+            DAffine3::from_translation(DVec3::new(0.07, 0.0, 0.0)),
+        )
+        .unwrap(),
+    ];
+    let delta = CcdOptions::default().distance_threshold;
+    for end in [0.021, 0.03, 0.05] {
+        let r = run(&body, &wall, &[0.0], &[end], &CcdOptions::default());
+        assert_eq!(r.status, CcdStatus::Collides, "to {end}: {r:?}");
+        let c = r.contact.unwrap();
+        assert!(
+            0.02 - c.time * end >= delta * (1.0 - 1e-6),
+            "to {end}: {c:?}"
+        );
+    }
+    check_every_option(&body, &wall, &[0.0], &[0.03]);
 }
