@@ -45,7 +45,10 @@ pub struct CcdOptions {
     /// of an approximate distance `d̃` (an actual triangle pair's
     /// distance, `d ≤ d̃ ≤ (1 + ε) d`), which prunes far more of the
     /// hierarchies than the exact distance; steps are at most `1 + ε`
-    /// times shorter. `0` computes exact distances. Default `0.5`.
+    /// times shorter. `0` computes exact distances. Default `0.5`. With
+    /// projected bounds it is the C2A steps' relative error, except on
+    /// small motions, whose steps are exact (see the
+    /// [`advance`](crate::advance) module).
     pub distance_relative_error: f64,
     /// Advance on motion bounds projected per pair of convex volumes (C2A):
     /// each step is the smallest over a front of the two RSS trees of
