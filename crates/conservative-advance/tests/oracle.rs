@@ -486,6 +486,16 @@ fn every_option_combination_keeps_the_contract() {
 /// on. With early out, no culling and a small budget, the floor pair runs
 /// out of iterations, the far box is found, and the near box was never
 /// advanced: the answer's bound must still come before t = 0.002.
+/// A fixed box of this size centred at `at`.
+fn fixed_box(name: &str, size: DVec3, at: DVec3) -> Obstacle {
+    Obstacle::fixed(
+        name,
+        cuboid(size, DVec3::ZERO),
+        DAffine3::from_translation(at),
+    )
+    .unwrap()
+}
+
 fn slide() -> (ArticulatedBody, Vec<Obstacle>) {
     let tree = KinematicTree::new(vec![
         LinkSpec::new("cube", None).with_joint(Joint::prismatic("slide", DVec3::X, -20.0, 20.0)),
@@ -497,24 +507,16 @@ fn slide() -> (ArticulatedBody, Vec<Obstacle>) {
         vec![Some(cuboid(DVec3::splat(0.1), DVec3::ZERO))],
     )
     .unwrap();
-    let fixed = |name: &str, size: DVec3, at: DVec3| {
-        Obstacle::fixed(
-            name,
-            cuboid(size, DVec3::ZERO),
-            DAffine3::from_translation(at),
-        )
-        .unwrap()
-    };
     let obstacles = vec![
         // Top face at z = −0.1: 0.05 below the cube's bottom face.
-        fixed(
+        fixed_box(
             "floor",
             DVec3::new(30.0, 1.0, 0.1),
             DVec3::new(5.0, 0.0, -0.15),
         ),
-        fixed("far", DVec3::splat(0.1), DVec3::new(5.0, 0.0, 0.0)),
+        fixed_box("far", DVec3::splat(0.1), DVec3::new(5.0, 0.0, 0.0)),
         // Near face at x = 0.07: 0.02 ahead of the cube's face at 0.05.
-        fixed("near", DVec3::splat(0.1), DVec3::new(0.12, 0.0, 0.0)),
+        fixed_box("near", DVec3::splat(0.1), DVec3::new(0.12, 0.0, 0.0)),
     ];
     (body, obstacles)
 }
@@ -984,7 +986,13 @@ fn torus(big: f64, small: f64) -> Arc<TriMesh> {
             v.push(DVec3::new(rr * u.cos(), rr * u.sin(), small * w.sin()));
         }
     }
-    let at = |i: u32, j: u32| (i % nu) * nv + (j % nv);
+    quads(v, nu, nv, |i, j| (i % nu) * nv + (j % nv))
+}
+
+/// A mesh of `nu × nv` quads of two triangles each, quad `(i, j)` on the
+/// vertices `at(i, j)`, `at(i + 1, j)`, `at(i + 1, j + 1)` and
+/// `at(i, j + 1)` of `v`.
+fn quads(v: Vec<DVec3>, nu: u32, nv: u32, at: impl Fn(u32, u32) -> u32) -> Arc<TriMesh> {
     let mut idx = Vec::new();
     for i in 0..nu {
         for j in 0..nv {
@@ -1176,21 +1184,13 @@ fn a_link_through_a_ring_is_culled_on_the_top_boxes() {
 /// whose near face is 0.02 ahead of it.
 fn slider_over_floor(gap: f64) -> (ArticulatedBody, Vec<Obstacle>) {
     let (body, _) = slide();
-    let fixed = |name: &str, size: DVec3, at: DVec3| {
-        Obstacle::fixed(
-            name,
-            cuboid(size, DVec3::ZERO),
-            DAffine3::from_translation(at),
-        )
-        .unwrap()
-    };
     let obstacles = vec![
-        fixed(
+        fixed_box(
             "floor",
             DVec3::new(2.0, 1.0, 0.1),
             DVec3::new(0.0, 0.0, -0.1 - gap),
         ),
-        fixed("wall", DVec3::splat(0.1), DVec3::new(0.12, 0.0, 0.0)),
+        fixed_box("wall", DVec3::splat(0.1), DVec3::new(0.12, 0.0, 0.0)),
     ];
     (body, obstacles)
 }
@@ -1244,15 +1244,7 @@ fn grid_wall(n: u32, half: f64) -> Arc<TriMesh> {
             ));
         }
     }
-    let at = |i: u32, j: u32| i * (n + 1) + j;
-    let mut idx = Vec::new();
-    for i in 0..n {
-        for j in 0..n {
-            idx.push([at(i, j), at(i + 1, j), at(i + 1, j + 1)]);
-            idx.push([at(i, j), at(i + 1, j + 1), at(i, j + 1)]);
-        }
-    }
-    Arc::new(TriMesh::new(v, idx).unwrap())
+    quads(v, n, n, |i, j| i * (n + 1) + j)
 }
 
 /// The first C2A step from `t = 0` leaves a front of volume pairs whose
