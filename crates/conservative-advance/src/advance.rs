@@ -840,7 +840,7 @@ impl Scene<'_> {
     ) -> Result<Option<(f64, f64)>, CcdError> {
         let far = 3.0 * self.options.distance_threshold;
         ws.front.clear();
-        // `min` passes over NaN (a motion that does not turn: 0 / 0).
+        // A motion that does not move has the whole motion as its window.
         let w0 = (FIRST_WINDOW_SWING / self.swing).min(1.0);
         let s = match self.c2a_step(task, 0.0, w0, far, ws, stats)? {
             Advance::Contact(_) => return Ok(None),
