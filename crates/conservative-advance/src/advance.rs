@@ -44,12 +44,15 @@
 //!    - **projected, per pair of convex volumes** (C2A; the default): each
 //!      step is the smallest over a front of the two RSS trees of
 //!      `(g − c) / μ_n`, `g` a volume or triangle pair's certified gap
-//!      along its own closest direction `n` and `μ_n` a bound on the rate
-//!      that gap can close over a window `[t, t + h]`: the smaller of the
-//!      chain's projected bound for points within the piece's reach (M4
-//!      eq. 10 with `n`, [`MotionBounds::pair_speed`]) and the piece's
-//!      actual speed along `n` at `t` plus the links' acceleration bound
-//!      times `h` ([`armature_kinematics::PairSpeed::world_bound`]). The
+//!      along its own closest direction `n` and `μ_n` a bound on the mean
+//!      rate at which that gap can close from `t` within a window
+//!      `[t, t + h]`: the smaller of the chain's projected bound for points
+//!      within the piece's reach (M4 eq. 10 with `n`,
+//!      [`MotionBounds::pair_speed`]) and the piece's actual speed along
+//!      `n` at `t` plus the links' acceleration bound times `h / 2` (a
+//!      point whose speed grows by at most `|p̈|_max u` after a time `u`
+//!      moves by at most `v τ + |p̈|_max τ² / 2` by `τ`;
+//!      [`armature_kinematics::PairSpeed::mean_world_bound`]). The
 //!      front is refined smallest step first
 //!      ([`armature_bvh_geometry::query::advancement_step`]); the window
 //!      follows the steps (a quarter longer than the last, or a twentieth

@@ -1689,16 +1689,19 @@ struct Twist {
 }
 
 impl Twist {
-    /// Bound on `|ṗ(t')·n|` over the window for the points within
-    /// `radius` of `centre` (link frame), `n` unit: the speed at `t` of the
-    /// ball, `|v_c·n| + ρ |ω × n|`, plus the change over the window.
+    /// Bound on `|ṗ(t')·n|` for the points within `radius` of `centre`
+    /// (link frame), `n` unit, for `t'` up to `lag` after `t`: the speed
+    /// at `t` of the ball, `|v_c·n| + ρ |ω × n|`, plus the change over
+    /// `lag`, `|p̈|_max lag`. With `lag` the window it bounds the speed
+    /// over the window; with half the window, the mean speed from `t` over
+    /// any part `[t, t + τ]` of it (`v τ + |p̈|_max τ² / 2` over `τ`).
     #[inline]
-    fn bound(&self, n: DVec3, centre: DVec3, radius: f64, window: f64) -> f64 {
+    fn bound(&self, n: DVec3, centre: DVec3, radius: f64, lag: f64) -> f64 {
         let r = self.rot * centre;
         // `v·n` for `v = v_o + ω × r`: `(ω × r)·n = −r·(ω × n)`.
         let omega_n = self.omega.cross(n);
         let spin = omega_n.length();
-        let s = (self.velocity.dot(n) - r.dot(omega_n)).abs() + radius * spin + self.accel * window;
+        let s = (self.velocity.dot(n) - r.dot(omega_n)).abs() + radius * spin + self.accel * lag;
         // The rounding allowance's scale, at least `|v| + |ω| (|r| + ρ)`
         // (`|v| ≤ |v_o| + |ω| |r|`, `|r|` under its 1-norm), without roots.
         let reach = r.abs().element_sum();
@@ -1808,11 +1811,37 @@ impl PairSpeed {
     /// ([`PairSpeed::bound`]) sums every joint's largest contribution.
     /// Valid for convex pieces only, as that one.
     #[must_use]
-    pub fn world_bound(
+    pub fn world_bound(&self, n: DVec3, a: (DVec3, f64), b: (DVec3, f64)) -> f64 {
+        self.world_bound_lagged(n, a, b, self.window)
+    }
+
+    /// Upper bound on the *mean* closing rate from the window's start
+    /// along the fixed world direction `n`, for the pieces of
+    /// [`PairSpeed::world_bound`]: for every `τ` in `(0, t_end − t]`, every
+    /// point `p_a` of the first piece and `p_b` of the second,
+    /// `|((p_a(t + τ) − p_a(t)) − (p_b(t + τ) − p_b(t)))·n| ≤ μ τ`.
+    ///
+    /// Each point's projected speed grows from its value at `t` by at most
+    /// `|p̈|_max u` after a time `u`, so its displacement along `n` over
+    /// `[t, t + τ]` is at most `v_n τ + |p̈|_max τ² / 2`: the
+    /// acceleration term of [`PairSpeed::world_bound`] at half the window.
+    /// This is what a conservative-advancement step needs (the gap may
+    /// close by no more than `g − c` before the step ends), and for steps
+    /// near the window's length it halves the acceleration's part.
+    /// Valid for convex pieces only, as that one.
+    #[must_use]
+    pub fn mean_world_bound(&self, n: DVec3, a: (DVec3, f64), b: (DVec3, f64)) -> f64 {
+        self.world_bound_lagged(n, a, b, 0.5 * self.window)
+    }
+
+    /// [`PairSpeed::world_bound`] with the acceleration term taken over
+    /// `lag` (see [`Twist::bound`]).
+    fn world_bound_lagged(
         &self,
         n: DVec3,
         (centre_a, radius_a): (DVec3, f64),
         (centre_b, radius_b): (DVec3, f64),
+        lag: f64,
     ) -> f64 {
         let len = n.length();
         if !(len > 0.0 && len.is_finite()) {
@@ -1820,21 +1849,25 @@ impl PairSpeed {
         }
         let n = n / len;
         let side = |tw: &Option<Twist>, c: DVec3, r: f64| {
-            tw.map_or(0.0, |tw| tw.bound(n, c, r.max(0.0), self.window))
+            tw.map_or(0.0, |tw| tw.bound(n, c, r.max(0.0), lag))
         };
         side(&self.twist[0], centre_a, radius_a) + side(&self.twist[1], centre_b, radius_b)
     }
 
     /// For two links, the smaller of [`PairSpeed::bound`] (the pieces'
-    /// reaches from their links' origins) and [`PairSpeed::world_bound`];
-    /// for a link against an object, the world bound alone: a rate at
-    /// which the gap of two convex pieces along `n` can close, `n` held
-    /// fixed in the links' common frame for the first and in the world for
-    /// the second. Either slab gap bounds the distance from below, so
-    /// conservative advancement may step by the gap over the smaller rate.
+    /// reaches from their links' origins) and
+    /// [`PairSpeed::mean_world_bound`]; for a link against an object, the
+    /// mean world bound alone: a mean rate `μ` at which the gap of two
+    /// convex pieces along `n` can close from the window's start (by at
+    /// most `μ τ` over `[t, t + τ]`, for every `τ` within the window), `n`
+    /// held fixed in the links' common frame for the first and in the
+    /// world for the second (a bound on the speed at every time of the
+    /// window is one on the mean). Either slab gap bounds the distance
+    /// from below, so conservative advancement may step by the gap over
+    /// the smaller rate.
     #[must_use]
     pub fn piece_bound(&self, n: DVec3, a: (DVec3, f64), b: (DVec3, f64)) -> f64 {
-        let world = self.world_bound(n, a, b);
+        let world = self.mean_world_bound(n, a, b);
         // The chain bound has no acceleration term: it can only win when
         // the window's share of the world bound is large. Against an
         // object it seldom does even then (under 2 % of the pieces of 300

@@ -740,8 +740,9 @@ fn check_world_bound(m: &Model) -> Result<(), TestCaseError> {
             single.push(world);
             let (c, r) = piece(i);
             let chain = speed.bound(dir, c.length() + r, 0.0);
+            let mean = speed.mean_world_bound(dir, piece(i), (DVec3::ZERO, 0.0));
             let both = speed.piece_bound(dir, piece(i), (DVec3::ZERO, 0.0));
-            prop_assert!(both <= world && both >= chain.min(world));
+            prop_assert!(mean <= world && both <= mean && both >= chain.min(mean));
         }
         let mut pair = Vec::new();
         for a in 0..n {
@@ -805,6 +806,96 @@ fn check_world_bound(m: &Model) -> Result<(), TestCaseError> {
                             ts,
                             w,
                             bound
+                        );
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The mean closing rate of C2A's steps ([`PairSpeed::mean_world_bound`]:
+/// each link's twist at `t` plus its acceleration bound over half the
+/// window) against the sampled displacements along the direction of points
+/// within the pieces from `t` to every sampled `t + τ` of the window, for
+/// single links and pairs: at most the rate times `τ`.
+fn check_mean_world_bound(m: &Model) -> Result<(), TestCaseError> {
+    let b = build(m);
+    let n = b.tree.len();
+    let motion = InBetweenMotion::new(&b.tree, &b.qa, &b.qb).expect("valid configurations");
+    let bounds = MotionBounds::new(&b.tree, &b.points).expect("valid point sets");
+    let (t, dir) = (m.t, unit_n(m.n));
+    let mut speed = PairSpeed::new();
+    let tol = 1e-12 * scale(&b);
+    let piece = |i: usize| {
+        let pts = &b.points[i];
+        let c = pts[0];
+        let r = pts
+            .iter()
+            .take(3)
+            .map(|p| p.distance(c))
+            .fold(0.0, f64::max);
+        (c, r)
+    };
+    let world_points = |s: f64, i: usize| {
+        let mut poses = vec![DAffine3::IDENTITY; n];
+        motion.poses_at(s, &mut poses).expect("sized");
+        b.points[i]
+            .iter()
+            .take(3)
+            .map(|&p| poses[i].transform_point3(p))
+            .collect::<Vec<_>>()
+    };
+    for t_end in [t + 0.1 * (1.0 - t), t + 0.5 * (1.0 - t), 1.0] {
+        let mut rates = vec![0.0; n];
+        let mut pairs = Vec::new();
+        for i in 0..n {
+            bounds
+                .pair_speed(&motion, i, None, t, t_end, &mut speed)
+                .expect("ok");
+            rates[i] = speed.mean_world_bound(dir, piece(i), (DVec3::ZERO, 0.0));
+            for c in i + 1..n {
+                bounds
+                    .pair_speed(&motion, i, Some(c), t, t_end, &mut speed)
+                    .expect("ok");
+                pairs.push((i, c, speed.mean_world_bound(dir, piece(i), piece(c))));
+            }
+        }
+        let start: Vec<Vec<DVec3>> = (0..n).map(|i| world_points(t, i)).collect();
+        const M: usize = 8;
+        for s in 1..=M {
+            let tau = (t_end - t) * s as f64 / M as f64;
+            let now: Vec<Vec<DVec3>> = (0..n).map(|i| world_points(t + tau, i)).collect();
+            let moved = |i: usize, k: usize| now[i][k] - start[i][k];
+            for i in 0..n {
+                for k in 0..start[i].len() {
+                    let d = moved(i, k).dot(dir).abs();
+                    prop_assert!(
+                        d <= rates[i] * tau + tol,
+                        "link {} over [{}, {}]: displacement {} along n > {} (rate {})",
+                        i,
+                        t,
+                        t + tau,
+                        d,
+                        rates[i] * tau,
+                        rates[i]
+                    );
+                }
+            }
+            for &(a, c, rate) in &pairs {
+                for ka in 0..start[a].len() {
+                    for kc in 0..start[c].len() {
+                        let d = (moved(a, ka) - moved(c, kc)).dot(dir).abs();
+                        prop_assert!(
+                            d <= rate * tau + 2.0 * tol,
+                            "pair ({}, {}) over [{}, {}]: closing {} along n > {}",
+                            a,
+                            c,
+                            t,
+                            t + tau,
+                            d,
+                            rate * tau
                         );
                     }
                 }
@@ -968,6 +1059,16 @@ proptest! {
     #[test]
     fn world_piece_bounds_sampled_speeds_and_accelerations_all_joint_types(m in model(true)) {
         check_world_bound(&m)?;
+    }
+
+    #[test]
+    fn mean_world_bounds_sampled_displacements(m in model(false)) {
+        check_mean_world_bound(&m)?;
+    }
+
+    #[test]
+    fn mean_world_bounds_sampled_displacements_all_joint_types(m in model(true)) {
+        check_mean_world_bound(&m)?;
     }
 
     #[test]
@@ -1209,4 +1310,35 @@ fn bad_input_gets_typed_errors() {
             expected: 2
         })
     ));
+}
+
+/// A point at radius 1 turning 1 rad about the z axis, seen along its
+/// initial radial direction (its speed along it is 0 at the start): it
+/// moves `1 − cos τ` along it by `τ`, the mean bound gives `τ / 2` (half
+/// the acceleration `ω² r = 1` times the window), and the speed bound of
+/// the window twice that. The mean bound is tight to second order: a
+/// quarter of the window's acceleration would not hold.
+#[test]
+fn the_mean_bound_of_a_turning_point_is_half_its_acceleration_over_the_window() {
+    let spec = LinkSpec {
+        name: "arm".into(),
+        parent: None,
+        joint: Joint::revolute("arm", DVec3::Z, -3.0, 3.0),
+        origin: DAffine3::IDENTITY,
+    };
+    let tree = KinematicTree::new(vec![spec]).expect("valid tree");
+    let points = vec![vec![DVec3::X]];
+    let motion = InBetweenMotion::new(&tree, &[0.0], &[1.0]).expect("valid configurations");
+    let bounds = MotionBounds::new(&tree, &points).expect("valid points");
+    let mut speed = PairSpeed::new();
+    bounds
+        .pair_speed(&motion, 0, None, 0.0, 1.0, &mut speed)
+        .expect("ok");
+    let tip = (DVec3::X, 0.0);
+    let mean = speed.mean_world_bound(DVec3::X, tip, (DVec3::ZERO, 0.0));
+    let whole = speed.world_bound(DVec3::X, tip, (DVec3::ZERO, 0.0));
+    assert!((mean - 0.5).abs() < 1e-6, "mean bound {mean}");
+    assert!((whole - 1.0).abs() < 1e-6, "speed bound {whole}");
+    let moved = 1.0 - 1.0_f64.cos();
+    assert!(moved <= mean && moved > 0.25 * whole, "{moved}");
 }

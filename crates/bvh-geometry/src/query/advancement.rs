@@ -417,8 +417,12 @@ impl<F: FnMut(DVec3, (DVec3, f64), (DVec3, f64)) -> f64> Search<'_, '_, '_, F> {
 /// gap (projection on a unit axis does not lengthen), and with `n` held
 /// fixed the gap closes no faster than the projected relative speed
 /// `μ_n = sup |(ẋ − ẏ)·n|` over the pieces' points. So the distance stays
-/// above `c` for `(g − c) / μ_n`. Any `n` gives a valid bound; the closest
-/// direction makes `g` the distance itself.
+/// above `c` for `(g − c) / μ_n`. It is enough that `μ_n` bounds the mean
+/// closing rate from the step's start (over `[0, τ]` the pieces' points
+/// close along `n` by at most `μ_n τ`, for every `τ` up to the horizon),
+/// which may be well below the largest speed over the step when the
+/// pieces accelerate. Any `n` gives a valid bound; the closest direction
+/// makes `g` the distance itself.
 ///
 /// **The step of the meshes.** A front of the bounding-volume traversal
 /// covers every triangle pair, so the minimum of the bounds over a front
@@ -428,13 +432,15 @@ impl<F: FnMut(DVec3, (DVec3, f64), (DVec3, f64)) -> f64> Search<'_, '_, '_, F> {
 /// gap slowly along the closest direction however fast it moves.
 ///
 /// `speed(n, (centre_a, radius_a), (centre_b, radius_b))` must bound the
-/// rate at which the gap along the fixed direction `n` (unit, world) can
-/// close: the closing speed along `n` of any point of `a` within
-/// `radius_a` of `centre_a` (in `a`'s mesh frame) and any point of `b`
-/// within `radius_b` of `centre_b` (in `b`'s), over the whole step (for
-/// example the kinematics crate's `PairSpeed::piece_bound`, plus the speed
-/// of a moving obstacle). The balls it is asked about hold convex pieces
-/// (RSS volumes and triangles).
+/// mean rate at which the gap along the fixed direction `n` (unit, world)
+/// can close from the step's start: over the first `τ` of the step, for
+/// every `τ` up to the horizon, any point of `a` within `radius_a` of
+/// `centre_a` (in `a`'s mesh frame) and any point of `b` within
+/// `radius_b` of `centre_b` (in `b`'s) approach along `n` by at most
+/// `speed · τ` (a bound on their closing speed over the whole step is
+/// one; for example the kinematics crate's `PairSpeed::piece_bound`, plus
+/// the speed of a moving obstacle). The balls it is asked about hold
+/// convex pieces (RSS volumes and triangles).
 ///
 /// **Method.** Node pairs whose volumes are within the contact distance
 /// are refined first, depth first, down to their triangles, so a triangle

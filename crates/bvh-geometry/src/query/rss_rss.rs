@@ -363,8 +363,13 @@ pub fn apart_beyond_rss(a: &Rss, b: &Rss, threshold: f64) -> bool {
     distance_rss_rss(a, b) > threshold
 }
 
-/// Rounds of alternating projections in [`projected_pair`].
-const SEPARATION_ROUNDS: usize = 2;
+/// Rounds of alternating projections in [`projected_pair`]. Near-parallel
+/// rectangles converge slowly, and the exact stage after the rounds costs
+/// about five times a volume test. Measured (callgrind, against 2 rounds):
+/// conservative advancement on the 24 slowest 1° pipes motions −2.4 %,
+/// 30° pipes −1.1 %, 30° AMR −1.0 %; path checks and penetration depth
+/// within ±0.7 %. 3 rounds gained less, 5 and 8 nothing or worse.
+const SEPARATION_ROUNDS: usize = 4;
 
 /// Coordinates of a point of each core rectangle: `(x, y)` along `a`'s
 /// axes from its centre, `(s, t)` along `b`'s.
