@@ -702,32 +702,41 @@ fn check_mu(m: &Model) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// What the C2A bound tests start from: the model built, its motion and
+/// bounds, the time and direction asked about, and the tolerance.
+fn speeds(m: &Model) -> (Built, InBetweenMotion, MotionBounds, (f64, DVec3), f64) {
+    let b = build(m);
+    let motion = InBetweenMotion::new(&b.tree, &b.qa, &b.qb).expect("valid configurations");
+    let bounds = MotionBounds::new(&b.tree, &b.points).expect("valid point sets");
+    let tol = 1e-12 * scale(&b);
+    (b, motion, bounds, (m.t, unit_n(m.n)), tol)
+}
+
+/// The piece of link `i` the C2A bound tests ask about: a ball about its
+/// first point through its next two.
+fn piece_of(b: &Built, i: usize) -> (DVec3, f64) {
+    let pts = &b.points[i];
+    let c = pts[0];
+    let r = pts
+        .iter()
+        .take(3)
+        .map(|p| p.distance(c))
+        .fold(0.0, f64::max);
+    (c, r)
+}
+
 /// The world-frame piece bound of C2A ([`PairSpeed::world_bound`]: each
 /// link's twist at `t` plus its acceleration bound over the window) against
 /// sampled projected speeds of points within the pieces, for single links
 /// and pairs, and the acceleration bound against central differences of
 /// the point velocities.
 fn check_world_bound(m: &Model) -> Result<(), TestCaseError> {
-    let b = build(m);
+    let (b, motion, bounds, (t, dir), tol) = speeds(m);
     let n = b.tree.len();
-    let motion = InBetweenMotion::new(&b.tree, &b.qa, &b.qb).expect("valid configurations");
-    let bounds = MotionBounds::new(&b.tree, &b.points).expect("valid point sets");
-    let (t, dir) = (m.t, unit_n(m.n));
     // A short window and the rest of the motion.
     let mut speed = PairSpeed::new();
-    let tol = 1e-12 * scale(&b);
     for t_end in [t + 0.1 * (1.0 - t), 1.0] {
-        // Piece of link i: a ball about its first point through its next two.
-        let piece = |i: usize| {
-            let pts = &b.points[i];
-            let c = pts[0];
-            let r = pts
-                .iter()
-                .take(3)
-                .map(|p| p.distance(c))
-                .fold(0.0, f64::max);
-            (c, r)
-        };
+        let piece = |i: usize| piece_of(&b, i);
         let accel: Vec<f64> = (0..n)
             .map(|i| bounds.acceleration(&motion, i, t, t_end).expect("ok"))
             .collect();
@@ -821,23 +830,10 @@ fn check_world_bound(m: &Model) -> Result<(), TestCaseError> {
 /// within the pieces from `t` to every sampled `t + τ` of the window, for
 /// single links and pairs: at most the rate times `τ`.
 fn check_mean_world_bound(m: &Model) -> Result<(), TestCaseError> {
-    let b = build(m);
+    let (b, motion, bounds, (t, dir), tol) = speeds(m);
     let n = b.tree.len();
-    let motion = InBetweenMotion::new(&b.tree, &b.qa, &b.qb).expect("valid configurations");
-    let bounds = MotionBounds::new(&b.tree, &b.points).expect("valid point sets");
-    let (t, dir) = (m.t, unit_n(m.n));
     let mut speed = PairSpeed::new();
-    let tol = 1e-12 * scale(&b);
-    let piece = |i: usize| {
-        let pts = &b.points[i];
-        let c = pts[0];
-        let r = pts
-            .iter()
-            .take(3)
-            .map(|p| p.distance(c))
-            .fold(0.0, f64::max);
-        (c, r)
-    };
+    let piece = |i: usize| piece_of(&b, i);
     let world_points = |s: f64, i: usize| {
         let mut poses = vec![DAffine3::IDENTITY; n];
         motion.poses_at(s, &mut poses).expect("sized");
