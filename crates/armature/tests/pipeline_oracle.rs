@@ -79,6 +79,7 @@ fn pipelines() -> Vec<(String, Pipeline)> {
         BroadPhase::Taylor,
         BroadPhase::Interval,
         BroadPhase::BySwing,
+        BroadPhase::Chords,
     ] {
         for culling in [true, false] {
             let p = Pipeline::builder()

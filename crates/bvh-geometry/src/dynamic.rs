@@ -4,8 +4,9 @@
 //! while a model moves by an [`InBetweenMotion`] over `[t0, t1]`, each
 //! link's box (a [`LinkObb`] in the link frame) sweeps a volume enclosed by
 //! a world AABB computed from the kinematics pose enclosures
-//! ([`EnclosureKind::Interval`] or [`EnclosureKind::Taylor`],
-//! [`LinkEnclosures::obb_aabb`](armature_kinematics::LinkEnclosures::obb_aabb)).
+//! ([`EnclosureKind::Interval`] or [`EnclosureKind::Taylor`]) or chord
+//! boxes ([`EnclosureKind::Chords`]), through
+//! [`LinkEnclosures::obb_aabb`](armature_kinematics::LinkEnclosures::obb_aabb).
 //! An [`AabbTree`] over those boxes, rebuilt per query, is traversed
 //! against itself (self-collision) and against the static
 //! [`EnvironmentHierarchy`] (an [`AabbTree`] over the obstacles' world
@@ -141,7 +142,8 @@ impl DisabledPairs {
 /// Which link pairs the hierarchy skips, and the enclosure it uses.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DynamicHierarchyOptions {
-    /// Interval (M1) or Taylor (M4) pose enclosures. Default Taylor.
+    /// Interval (M1) or Taylor (M4) pose enclosures, or chord boxes.
+    /// Default Taylor.
     pub kind: EnclosureKind,
     /// Test links against each other at all. Default `true`.
     pub self_collision: bool,

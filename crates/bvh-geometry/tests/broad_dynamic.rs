@@ -184,7 +184,11 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(1000))]
 
     #[test]
-    fn no_overlapping_pair_is_missed(c in case(), taylor in any::<bool>(), skip_adjacent in any::<bool>()) {
+    fn no_overlapping_pair_is_missed(
+        c in case(),
+        kind in prop_oneof![Just(EnclosureKind::Taylor), Just(EnclosureKind::Interval), Just(EnclosureKind::Chords)],
+        skip_adjacent in any::<bool>(),
+    ) {
         let (tree, obbs, q0, q1) = build(&c);
         let n = tree.len();
         let motion = InBetweenMotion::new(&tree, &q0, &q1).expect("valid motion");
@@ -198,7 +202,6 @@ proptest! {
         for &(l, o) in &c.disabled_obstacles {
             if l < n { disabled.disable_link_obstacle(l, o); }
         }
-        let kind = if taylor { EnclosureKind::Taylor } else { EnclosureKind::Interval };
         let options = DynamicHierarchyOptions::default().with_kind(kind).with_skip_adjacent(skip_adjacent);
         let mut h = DynamicLinkHierarchy::new(&tree, obbs.clone(), options)
             .expect("one box per link")

@@ -418,7 +418,11 @@ fn option_grid() -> Vec<CcdOptions> {
     let mut out = Vec::new();
     for early_out in [false, true] {
         for culling in [false, true] {
-            for enclosure in [EnclosureKind::Taylor, EnclosureKind::Interval] {
+            for enclosure in [
+                EnclosureKind::Chords,
+                EnclosureKind::Taylor,
+                EnclosureKind::Interval,
+            ] {
                 for budget in [1, 5, 200] {
                     for e in [0.0, 0.5, 0.9] {
                         for projected in [true, false] {

@@ -1,7 +1,9 @@
 //! M4 Fig. 5, quantitatively: the volume of a link's dynamic AABB over
 //! `t ∈ [0, 1]` from interval enclosures (M1 §4.1) against Taylor enclosures
-//! (M4 §5.2), at the deepest link of three models, with the volume of the
-//! AABB actually swept (sampled at 2,001 times) for reference.
+//! (M4 §5.2) and chord boxes (the link's boxes at the ends of pieces of
+//! time, grown by its acceleration bound), at the deepest link of three
+//! models, with the volume of the AABB actually swept (sampled at 2,001
+//! times) for reference.
 //!
 //! Every link carries a 0.3 × 0.05 × 0.05 box along its x axis, and every
 //! joint swings by the same angle (5°, 15°, 30°) from a random start:
@@ -263,9 +265,9 @@ fn main() -> Result<(), KinematicsError> {
     )?;
     let mut ws = EnclosureWorkspace::new();
     println!(
-        "| model | swing | deepest link (depth) | interval AABB volume | Taylor AABB volume | interval / Taylor | swept AABB volume (sampled) | Taylor / swept |"
+        "| model | swing | deepest link (depth) | interval AABB volume | Taylor AABB volume | chord AABB volume | interval / Taylor | swept AABB volume (sampled) | Taylor / swept | chords / swept |"
     );
-    println!("|---|---:|---|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|");
     for make in [random_chain, train, mannequin] {
         for deg in [5.0f64, 15.0, 30.0] {
             let scene = make(deg.to_radians());
@@ -279,15 +281,20 @@ fn main() -> Result<(), KinematicsError> {
                 .in_between(&motion, EnclosureKind::Taylor, 0.0, 1.0)?
                 .obb_aabb(link, &obb)?
                 .volume();
+            let ch = ws
+                .in_between(&motion, EnclosureKind::Chords, 0.0, 1.0)?
+                .obb_aabb(link, &obb)?
+                .volume();
             let swept = sampled_volume(&motion, link, &obb);
             let l = &scene.tree.links()[link];
             println!(
-                "| {} | {deg}° | {} ({}) | {ia:.3e} | {tm:.3e} | {:.1} | {swept:.3e} | {:.2} |",
+                "| {} | {deg}° | {} ({}) | {ia:.3e} | {tm:.3e} | {ch:.3e} | {:.1} | {swept:.3e} | {:.2} | {:.2} |",
                 scene.name,
                 l.name(),
                 l.depth(),
                 ia / tm,
                 tm / swept,
+                ch / swept,
             );
         }
     }

@@ -208,7 +208,7 @@ fn pad(x: f64, scale: f64) -> f64 {
 /// `σ² = λ_max(mᵀm) ≤ 1 + ‖mᵀm − I‖_∞`. Exactly 1 (padded) for a rotation;
 /// the tree stores origins whose `mᵀm` is within a few ulps of the identity,
 /// and nothing here relies on that.
-fn stretch_of(m: &DMat3) -> f64 {
+pub(crate) fn stretch_of(m: &DMat3) -> f64 {
     let e = m.transpose() * *m - DMat3::IDENTITY;
     let inf = (0..3)
         .map(|r| e.row(r).abs().element_sum())
@@ -1141,6 +1141,38 @@ fn origin_reach_until(m: &LocalMotion, t: f64, t_end: f64, speed: f64) -> f64 {
     pad(reach, reach + speed)
 }
 
+/// The acceleration bound of [`MotionBounds::acceleration`] for the points
+/// within `lever` of the last link of `chain` (its chain of links, root
+/// first) over `window`, before the rotations' stretch and the padding:
+/// `Σ_j W_j⁻ |v_j| + |ω_j| (W_j⁻ lever_j + |ṙ_j|)` in one pass up the
+/// chain. The levers (from `lever`) and the speeds below each joint are
+/// running sums from the link, and the angular speed above it is the
+/// chain's total less what is below (raised by the subtraction's
+/// rounding).
+pub(crate) fn chain_acceleration(
+    local: &[LocalMotion],
+    chain: &[usize],
+    lever: f64,
+    window: [f64; 2],
+) -> f64 {
+    let w_all: f64 = chain.iter().map(|&k| local[k].omega.abs()).sum();
+    let mut lever = lever;
+    let mut below = 0.0;
+    let mut w_below = 0.0;
+    let mut total = 0.0;
+    for &k in chain.iter().rev() {
+        let m = &local[k];
+        let (sp, w) = (m.velocity.length(), m.omega.abs());
+        w_below += w;
+        let w_above = (w_all - w_below).max(0.0) + 4.0 * f64::EPSILON * w_all;
+        let rdot = (w_above + w) * lever + below;
+        total += w_above * sp + w * (w_above * lever + rdot);
+        below += sp + w * lever;
+        lever += origin_reach_until(m, window[0], window[1], sp);
+    }
+    total
+}
+
 /// The M4 motion bound μ, precomputed once per tree and per-link point sets
 /// (each link's largest point distance from its origin, each link's chain,
 /// and a bound on the stretch of the tree's fixed origins); see the
@@ -1461,27 +1493,7 @@ impl MotionBounds {
     }
 
     fn acceleration_bound(&self, motion: &InBetweenMotion, link: usize, window: [f64; 2]) -> f64 {
-        let local = motion.local();
-        let chain = self.chain(link);
-        // One pass up the chain: the levers (with the link radius) and the
-        // speeds below each joint are running sums from the link, and the
-        // angular speed above it is the chain's total less what is below
-        // (raised by the subtraction's rounding).
-        let w_all: f64 = chain.iter().map(|&k| local[k].omega.abs()).sum();
-        let mut lever = self.radius[link];
-        let mut below = 0.0;
-        let mut w_below = 0.0;
-        let mut total = 0.0;
-        for &k in chain.iter().rev() {
-            let m = &local[k];
-            let (sp, w) = (m.velocity.length(), m.omega.abs());
-            w_below += w;
-            let w_above = (w_all - w_below).max(0.0) + 4.0 * f64::EPSILON * w_all;
-            let rdot = (w_above + w) * lever + below;
-            total += w_above * sp + w * (w_above * lever + rdot);
-            below += sp + w * lever;
-            lever += origin_reach_until(m, window[0], window[1], sp);
-        }
+        let total = chain_acceleration(motion.local(), self.chain(link), self.radius[link], window);
         pad(total * self.stretch * self.stretch, 0.0)
     }
 

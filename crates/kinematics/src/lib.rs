@@ -47,8 +47,9 @@ pub use bounds::{
 };
 pub use braking::{BrakingModel, JointInterval, braking_interval, braking_intervals};
 pub use enclosure::{
-    ARC_PIECES, EnclosureKind, EnclosureWorkspace, INTERVAL_SWING, LinkEnclosures, LinkObb,
-    MAX_TAYLOR_PIECES, TAYLOR_ALONE_SWING, TAYLOR_PIECE_SWING, sinc_interval,
+    ARC_PIECES, CHORD_PIECE_SWING, EnclosureKind, EnclosureWorkspace, INTERVAL_SWING,
+    LinkEnclosures, LinkObb, MAX_CHORD_PIECES, MAX_TAYLOR_PIECES, TAYLOR_ALONE_SWING,
+    TAYLOR_PIECE_SWING, sinc_interval,
 };
 pub use error::KinematicsError;
 pub use joint::{Joint, JointLimits, JointType};

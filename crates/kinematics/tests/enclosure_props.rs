@@ -506,3 +506,119 @@ fn taylor_boxes_stay_useful_on_multi_turn_swings() {
         }
     }
 }
+
+/// Checks the workspace's chord boxes ([`EnclosureKind::Chords`]: OBB box ∩
+/// point box, see [`boxes`]) and pose bounds against the in-between motion
+/// sampled at 513 times of `[t0, t1]` (the boxes are tight: a piece's
+/// bulge is about what a turning point needs, so the samples must be
+/// dense).
+fn check_chord_boxes(
+    case: &Case,
+    (t0, t1): (f64, f64),
+    us: &[DVec3],
+    motion: &InBetweenMotion,
+) -> Result<(), TestCaseError> {
+    let n = case.tree.len();
+    let mut ws = EnclosureWorkspace::new();
+    let e = ws
+        .in_between(motion, EnclosureKind::Chords, t0, t1)
+        .unwrap();
+    prop_assert_eq!(e.kind(), EnclosureKind::Chords);
+    prop_assert!(e.interval_poses().is_none() && e.taylor_poses().is_none());
+    let chord_boxes = boxes(&e, case, us)?;
+    let bounds: Vec<IntervalAffine3> = (0..n).map(|i| e.pose_bound(i).unwrap()).collect();
+    let mut poses = vec![DAffine3::IDENTITY; n];
+    for k in 0..=512 {
+        let t = if k == 512 {
+            t1
+        } else {
+            (t0 + (t1 - t0) * f64::from(k) / 512.0).clamp(t0, t1)
+        };
+        motion.poses_at(t, &mut poses).unwrap();
+        for i in 0..n {
+            let p = &poses[i];
+            prop_assert!(
+                widen(&bounds[i], TRUTH_TOL).contains(p),
+                "chord pose bound of link {i} misses the pose at t = {t}: {:?} vs {p:?}",
+                bounds[i]
+            );
+            for x in obb_points(&case.obbs[i], us) {
+                let w = p.transform_point3(x);
+                prop_assert!(
+                    widen_box(&chord_boxes[i], TRUTH_TOL).contains(w),
+                    "chord box of link {i} misses {w} at t = {t}: {:?}",
+                    chord_boxes[i]
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 500, ..ProptestConfig::default() })]
+
+    /// Chord boxes of in-between motions of random forests, every joint
+    /// type, swings up to 3π per joint.
+    #[test]
+    fn chord_boxes_hold_the_sampled_motion(
+        case in case(&ALL, PI),
+        span in time_interval(3),
+        us in units(),
+    ) {
+        let motion = InBetweenMotion::new(&case.tree, &case.q0, &case.q1).unwrap();
+        check_chord_boxes(&case, span, &us, &motion)?;
+    }
+
+    /// Swings up to 4 × 3π per joint: chains turning through more than
+    /// `MAX_CHORD_PIECES` × `CHORD_PIECE_SWING` get longer pieces.
+    #[test]
+    fn chord_boxes_hold_multi_turn_swings(
+        case in (1.0..4.0f64).prop_flat_map(|turns| case_turns(&ALL, PI, turns, LINKS)),
+        span in time_interval(3),
+        us in units(),
+    ) {
+        let motion = InBetweenMotion::new(&case.tree, &case.q0, &case.q1).unwrap();
+        check_chord_boxes(&case, span, &us, &motion)?;
+    }
+}
+
+/// A unit lever turning from −0.5 to 0.5 rad about z: five pieces of
+/// 0.2 rad, the middle one through the turning point `x = 1`, where the
+/// chord between its ends (`x = cos 0.1`) falls short by the sagitta
+/// `1 − cos 0.1 ≈ 0.2² / 8`. The chord box must reach it (half the bulge
+/// would not) and, the bulge being tight to second order for a rotation,
+/// not go much beyond (twice the bulge would).
+#[test]
+fn chord_boxes_reach_a_turning_point_and_little_more() {
+    let tree = KinematicTree::new(vec![
+        LinkSpec::new("arm", None).with_joint(Joint::revolute("j", DVec3::Z, -1.0, 1.0)),
+    ])
+    .unwrap();
+    let motion = InBetweenMotion::new(&tree, &[-0.5], &[0.5]).unwrap();
+    let mut ws = EnclosureWorkspace::new();
+    let e = ws
+        .in_between(&motion, EnclosureKind::Chords, 0.0, 1.0)
+        .unwrap();
+    let tip = e.point_aabb(0, DVec3::X).unwrap();
+    assert!(tip.x.hi() >= 1.0, "{tip:?}");
+    assert!(tip.x.hi() <= 1.0 + 1e-4, "{tip:?}");
+    // The ends are the extremes along y: only the bulge widens it.
+    let sagitta = 0.2f64 * 0.2 / 8.0;
+    assert!(tip.y.hi() <= 0.5f64.sin() + sagitta * 1.001, "{tip:?}");
+    let obb = LinkObb::new(
+        DVec3::new(0.5, 0.0, 0.0),
+        DVec3::new(0.5, 0.0, 0.0),
+        DMat3::IDENTITY,
+    )
+    .unwrap();
+    let b = e.obb_aabb(0, &obb).unwrap();
+    assert!(b.x.hi() >= 1.0 && b.x.hi() <= 1.0 + 1e-4, "{b:?}");
+    // Joint-space motions have no chords: the workspace encloses them as
+    // by swing (interval boxes for this small one).
+    let js = JointSpaceMotion::new(&tree, &[-0.5], &[0.5]).unwrap();
+    let e = ws
+        .joint_space(&tree, &js, EnclosureKind::Chords, 0.0, 1.0)
+        .unwrap();
+    assert_eq!(e.kind(), EnclosureKind::Interval);
+}

@@ -4,7 +4,7 @@
 //! The tree stores the nearest rotation of every origin, and the motions
 //! normalise the axes they map through the origins, so the poses sampled
 //! from [`InBetweenMotion::poses_at`] and [`JointSpaceMotion::poses_at`]
-//! lie in the interval and Taylor enclosures up to the rounding of the
+//! lie in the interval, Taylor and chord enclosures up to the rounding of the
 //! sampled `f64` truth alone, which is relative: [`REL_TOL`] times the
 //! magnitudes involved, far below the 1e-10 a stretch of the origins would
 //! cause.
@@ -67,6 +67,14 @@ fn check(
     let ib_tm = ib.enclose_taylor(t0, t1).map_err(fail)?;
     let js_ia = js.enclose_interval(tree, t0, t1).map_err(fail)?;
     let js_tm = js.enclose_taylor(tree, t0, t1).map_err(fail)?;
+    let mut ws = EnclosureWorkspace::new();
+    let chords = ws
+        .in_between(&ib, EnclosureKind::Chords, t0, t1)
+        .map_err(fail)?;
+    let ib_chords = (0..n)
+        .map(|i| chords.pose_bound(i))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(fail)?;
     let mut q = vec![0.0; tree.nq()];
     for k in 0..=16 {
         let t = (t0 + (t1 - t0) * f64::from(k) / 16.0).clamp(t0, t1);
@@ -91,6 +99,14 @@ fn check(
                     .eval(t)
                     .ok_or_else(|| TestCaseError::fail("t outside the Taylor domain"))?;
                 assert_in(&at, p, scale, &format!("{name} Taylor, link {i}, t = {t}"))?;
+                if !js_pose {
+                    assert_in(
+                        &ib_chords[i],
+                        p,
+                        scale,
+                        &format!("{name} chords, link {i}, t = {t}"),
+                    )?;
+                }
                 assert_in(
                     &TaylorAffine3::bound(&tm[i]),
                     p,

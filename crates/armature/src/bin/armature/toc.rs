@@ -62,7 +62,7 @@ pub(crate) struct TocArgs {
     #[arg(long, value_enum, value_name = "STAGE", default_value_t = ExactStageArg::Advancement)]
     exact_stage: ExactStageArg,
     /// How the broad phase encloses each link over the motion (default:
-    /// by-swing for advancement, interval for elementary).
+    /// chords for advancement, interval for elementary).
     #[arg(long, value_enum, value_name = "KIND")]
     broad_phase: Option<BroadPhaseArg>,
     /// The elementary stage's time tolerance: the solver stops splitting
@@ -120,6 +120,9 @@ enum BroadPhaseArg {
     Interval,
     /// Interval enclosures for small motions, Taylor models for the others.
     BySwing,
+    /// Boxes at the ends of pieces of the motion, grown by the bulge the
+    /// links' acceleration allows.
+    Chords,
 }
 
 /// The JSON answer of `toc`.
@@ -223,6 +226,7 @@ impl Setup {
                 BroadPhaseArg::Taylor => BroadPhase::Taylor,
                 BroadPhaseArg::Interval => BroadPhase::Interval,
                 BroadPhaseArg::BySwing => BroadPhase::BySwing,
+                BroadPhaseArg::Chords => BroadPhase::Chords,
             });
         }
         if let Some(w) = args.time_tolerance {
@@ -240,6 +244,7 @@ impl Setup {
                 broad_phase: match pipeline.broad_phase() {
                     BroadPhase::Interval => "interval",
                     BroadPhase::BySwing => "by-swing",
+                    BroadPhase::Chords => "chords",
                     _ => "taylor",
                 },
                 swept_volume_culling: match (
