@@ -370,6 +370,12 @@ pub struct DynamicLinkHierarchy {
     options: DynamicHierarchyOptions,
     enclosures: EnclosureWorkspace,
     boxes: Vec<Aabb>,
+    /// Per link, its box on consecutive pieces of the last query's time:
+    /// `pieces[piece_start[i]..piece_start[i + 1]]`.
+    pieces: Vec<((f64, f64), Aabb)>,
+    piece_start: Vec<usize>,
+    /// Scratch of the enclosures' pieces.
+    piece_scratch: Vec<((f64, f64), IntervalVec3)>,
     tree: AabbTree,
     ws: AabbTreeWorkspace,
 }
@@ -420,6 +426,9 @@ impl DynamicLinkHierarchy {
             options,
             enclosures: EnclosureWorkspace::with_links(tree.len()),
             boxes: Vec::with_capacity(tree.len()),
+            pieces: Vec::new(),
+            piece_start: Vec::with_capacity(tree.len() + 1),
+            piece_scratch: Vec::new(),
             tree: AabbTree::new(),
             ws: AabbTreeWorkspace::new(),
         })
@@ -492,6 +501,22 @@ impl DynamicLinkHierarchy {
         &self.boxes
     }
 
+    /// Link `link`'s swept box of the last query on consecutive pieces of
+    /// its time interval, earliest first, each with its piece `(a, b)`:
+    /// the pieces of [`EnclosureKind::Chords`] boxes, the whole interval
+    /// otherwise ([`LinkEnclosures::obb_aabb_pieces`]); empty for a link
+    /// without geometry or out of range. Their hull is the link's box of
+    /// [`DynamicLinkHierarchy::link_boxes`]; the margin widens each.
+    ///
+    /// [`LinkEnclosures::obb_aabb_pieces`]: armature_kinematics::LinkEnclosures::obb_aabb_pieces
+    #[must_use]
+    pub fn link_box_pieces(&self, link: usize) -> &[((f64, f64), Aabb)] {
+        match (self.piece_start.get(link), self.piece_start.get(link + 1)) {
+            (Some(&a), Some(&b)) => &self.pieces[a..b],
+            _ => &[],
+        }
+    }
+
     /// The potentially colliding pairs while `motion` runs over
     /// `[t0, t1] ⊆ [0, 1]`, against `environment` when given, written into
     /// `out` (cleared first).
@@ -525,25 +550,37 @@ impl DynamicLinkHierarchy {
                 source,
             })?;
         self.boxes.clear();
-        for (i, obb) in self.obbs.iter().enumerate() {
-            let b =
-                match obb {
-                    Some(obb) => to_aabb(&encl.obb_aabb(i, obb).map_err(|source| {
-                        GeometryError::Kinematics {
-                            context: format!("link `{}`", self.names[i]),
-                            source,
-                        }
-                    })?),
-                    None => Aabb::EMPTY,
-                };
-            let m = self.options.margin;
-            let b = if m > 0.0 && m.is_finite() && obb.is_some() {
+        self.pieces.clear();
+        self.piece_start.clear();
+        let m = self.options.margin;
+        let grow = |b: Aabb| {
+            if m > 0.0 && m.is_finite() {
                 b.inflated(m)
             } else {
                 b
+            }
+        };
+        for (i, obb) in self.obbs.iter().enumerate() {
+            self.piece_start.push(self.pieces.len());
+            let Some(obb) = obb else {
+                self.boxes.push(Aabb::EMPTY);
+                continue;
             };
-            self.boxes.push(b);
+            let context = |source| GeometryError::Kinematics {
+                context: format!("link `{}`", self.names[i]),
+                source,
+            };
+            encl.obb_aabb_pieces(i, obb, &mut self.piece_scratch)
+                .map_err(context)?;
+            let mut whole: Option<Aabb> = None;
+            for &(ab, b) in &self.piece_scratch {
+                let b = grow(to_aabb(&b));
+                whole = Some(whole.map_or(b, |w| w.union(&b)));
+                self.pieces.push((ab, b));
+            }
+            self.boxes.push(whole.unwrap_or(Aabb::EMPTY));
         }
+        self.piece_start.push(self.pieces.len());
         self.tree.rebuild(&self.boxes);
         let n_geom = self.obbs.iter().filter(|o| o.is_some()).count();
         out.stats.links_with_geometry = n_geom;

@@ -147,3 +147,60 @@ fn a_link_inside_another_closed_link_collides_at_start() {
     .unwrap();
     assert_eq!(off.status, CcdStatus::Free, "{off:?}");
 }
+
+/// A small cube at the end of a 1.5 m lever, deep inside a closed 4 m box
+/// at the start, swinging 3 rad about z until it passes through the box's
+/// wall (`x = −0.5`). Its chord boxes meet none of the box's top boxes (the
+/// faces' boxes) on the first pieces of the swing, so the pair starts where
+/// they first do: it must still be found inside the box's solid at `t = 0`
+/// (and fails if that start skips the test), under every enclosure.
+#[test]
+fn a_link_inside_a_closed_box_until_its_box_nears_a_wall_collides_at_start() {
+    let m = cube(0.1);
+    let tip = TriMesh::new(
+        m.vertices().iter().map(|v| *v + DVec3::X * 1.5).collect(),
+        m.indices().to_vec(),
+    )
+    .unwrap();
+    let tree = KinematicTree::new(vec![
+        LinkSpec::new("lever", None).with_joint(Joint::revolute("j", DVec3::Z, -4.0, 4.0)),
+    ])
+    .unwrap();
+    let body = ArticulatedBody::new("lever", tree, vec![Some(Arc::new(tip))]).unwrap();
+    let walls = Obstacle::fixed(
+        "box",
+        Arc::new(Tessellation::default().cuboid(DVec3::splat(4.0)).unwrap()),
+        DAffine3::from_translation(DVec3::X * 1.5),
+    )
+    .unwrap();
+    for enclosure in [
+        armature_kinematics::EnclosureKind::Chords,
+        armature_kinematics::EnclosureKind::Taylor,
+        armature_kinematics::EnclosureKind::Interval,
+    ] {
+        for projected in [true, false] {
+            let r = first_contact(
+                &body,
+                std::slice::from_ref(&walls),
+                &DisabledPairs::new(),
+                &[0.0],
+                &[3.0],
+                &CcdOptions::default()
+                    .with_enclosure(enclosure)
+                    .with_projected_motion_bound(projected),
+                &mut CcdWorkspace::new(),
+            )
+            .unwrap();
+            assert_eq!(
+                r.status,
+                CcdStatus::CollidingAtStart,
+                "{enclosure:?}, projected {projected}: {r:?}"
+            );
+        }
+    }
+    // Starting outside the box (the lever turned half a turn), the same
+    // swing back enters it through the wall: a contact after the start.
+    let r = query(&body, std::slice::from_ref(&walls), &[3.0], &[0.0]);
+    assert_eq!(r.status, CcdStatus::Collides, "{r:?}");
+    assert!(r.toc_lower_bound > 0.0, "{r:?}");
+}

@@ -1070,6 +1070,22 @@ impl ChordView<'_> {
         reach: f64,
         at: impl Fn(&DAffine3) -> (DVec3, DVec3),
     ) -> IntervalVec3 {
+        let mut out: Option<IntervalVec3> = None;
+        self.each_piece(link, reach, at, |_, piece| {
+            out = Some(out.map_or(piece, |o| o.hull(&piece)));
+        });
+        out.unwrap_or_default()
+    }
+
+    /// [`ChordView::swept`] piece by piece: `visit((a, b), box)` for each
+    /// piece `[a, b]`, earliest first.
+    fn each_piece(
+        &self,
+        link: usize,
+        reach: f64,
+        at: impl Fn(&DAffine3) -> (DVec3, DVec3),
+        mut visit: impl FnMut((f64, f64), IntervalVec3),
+    ) {
         let p = self.pieces;
         let n = p.local.len();
         let chain = &p.chains[p.start[link]..p.start[link + 1]];
@@ -1080,7 +1096,6 @@ impl ChordView<'_> {
         let stretch = rho.sqr() * (1.0 + 1e-12 * (chain.len() as f64 + 2.0));
         let rounding = (rho * reach + p.scale[link]).hi() * CHORD_ROUNDING;
         let (mut lo, mut hi) = at(&p.ends[link]);
-        let mut out: Option<IntervalVec3> = None;
         for k in 0..p.count {
             let (next_lo, next_hi) = at(&p.ends[(k + 1) * n + link]);
             let (a, b) = piece_bounds(self.t0, self.t1, k, p.count);
@@ -1093,10 +1108,9 @@ impl ChordView<'_> {
                 grow(lo.y.min(next_lo.y), hi.y.max(next_hi.y)),
                 grow(lo.z.min(next_lo.z), hi.z.max(next_hi.z)),
             );
-            out = Some(out.map_or(piece, |o| o.hull(&piece)));
+            visit((a, b), piece);
             (lo, hi) = (next_lo, next_hi);
         }
-        out.unwrap_or_default()
     }
 }
 
@@ -1944,6 +1958,38 @@ impl<'a> LinkEnclosures<'a> {
             Poses::Taylor(v) => obb.aabb_taylor_pieces(&v, link),
             Poses::Chords(v) => v.swept(link, obb.reach, |pose| obb.aabb_at(pose)),
         })
+    }
+
+    /// The dynamic AABBs of a box fixed on link `link` over consecutive
+    /// pieces of the time interval, earliest first, each with its piece
+    /// `(a, b)`, written into `out` (cleared first): one per piece of time
+    /// of [`EnclosureKind::Chords`] (their hull is
+    /// [`LinkEnclosures::obb_aabb`]'s box), the whole interval with that box
+    /// for the other kinds. A set that stays clear of something on the
+    /// first pieces cannot meet it before the first piece whose box does.
+    ///
+    /// # Errors
+    /// [`KinematicsError::LinkIndex`].
+    pub fn obb_aabb_pieces(
+        &self,
+        link: usize,
+        obb: &LinkObb,
+        out: &mut Vec<((f64, f64), IntervalVec3)>,
+    ) -> Result<(), KinematicsError> {
+        self.check_link(link)?;
+        out.clear();
+        match self.poses {
+            Poses::Chords(v) => {
+                v.each_piece(
+                    link,
+                    obb.reach,
+                    |pose| obb.aabb_at(pose),
+                    |ab, b| out.push((ab, b)),
+                );
+            }
+            _ => out.push(((self.t0, self.t1), self.obb_aabb(link, obb)?)),
+        }
+        Ok(())
     }
 
     /// The dynamic AABBs of one box per link, written into `out`.
