@@ -322,6 +322,47 @@ proptest! {
 type Visit<'v> = dyn FnMut(&LinkEnclosures<'_>) -> Result<(), TestCaseError> + 'v;
 
 /// Computes the enclosures of one kind and hands them to the visitor.
+/// Each link's pose bound and box (OBB box ∩ point box, see [`boxes`])
+/// against the truth at `steps + 1` evenly spaced times of `[t0, t1]`,
+/// both ends exactly; `what` names the enclosure in failures.
+#[allow(clippy::too_many_arguments)]
+fn check_sampled(
+    case: &Case,
+    (t0, t1): (f64, f64),
+    us: &[DVec3],
+    steps: u32,
+    mut truth: impl FnMut(f64, &mut [DAffine3]),
+    what: &str,
+    bounds: &[IntervalAffine3],
+    boxes: &[IntervalVec3],
+) -> Result<(), TestCaseError> {
+    let mut poses = vec![DAffine3::IDENTITY; case.tree.len()];
+    for k in 0..=steps {
+        let t = if k == steps {
+            t1
+        } else {
+            (t0 + (t1 - t0) * f64::from(k) / f64::from(steps)).clamp(t0, t1)
+        };
+        truth(t, &mut poses);
+        for (i, p) in poses.iter().enumerate() {
+            prop_assert!(
+                widen(&bounds[i], TRUTH_TOL).contains(p),
+                "{what} pose bound of link {i} misses the pose at t = {t}: {:?} vs {p:?}",
+                bounds[i]
+            );
+            for x in obb_points(&case.obbs[i], us) {
+                let w = p.transform_point3(x);
+                prop_assert!(
+                    widen_box(&boxes[i], TRUTH_TOL).contains(w),
+                    "{what} box of link {i} misses {w} at t = {t}: {:?}",
+                    boxes[i]
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
 type Enclose<'e> = dyn FnMut(EnclosureKind, &mut Visit<'_>) -> Result<(), TestCaseError> + 'e;
 
 /// Checks the workspace's Taylor boxes (OBB box ∩ point box, see
@@ -332,7 +373,7 @@ fn check_workspace_boxes(
     case: &Case,
     (t0, t1): (f64, f64),
     us: &[DVec3],
-    mut truth: impl FnMut(f64, &mut [DAffine3]),
+    truth: impl FnMut(f64, &mut [DAffine3]),
     enclose: &mut Enclose<'_>,
 ) -> Result<(), TestCaseError> {
     let n = case.tree.len();
@@ -347,31 +388,7 @@ fn check_workspace_boxes(
         bounds = (0..n).map(|i| e.pose_bound(i).unwrap()).collect();
         Ok(())
     })?;
-    let mut poses = vec![DAffine3::IDENTITY; n];
-    for k in 0..=128 {
-        let t = if k == 128 {
-            t1
-        } else {
-            (t0 + (t1 - t0) * f64::from(k) / 128.0).clamp(t0, t1)
-        };
-        truth(t, &mut poses);
-        for i in 0..n {
-            let p = &poses[i];
-            prop_assert!(
-                widen(&bounds[i], TRUTH_TOL).contains(p),
-                "Taylor pose bound of link {i} misses the pose at t = {t}: {:?} vs {p:?}",
-                bounds[i]
-            );
-            for x in obb_points(&case.obbs[i], us) {
-                let w = p.transform_point3(x);
-                prop_assert!(
-                    widen_box(&tm_boxes[i], TRUTH_TOL).contains(w),
-                    "Taylor box of link {i} misses {w} at t = {t}: {:?}",
-                    tm_boxes[i]
-                );
-            }
-        }
-    }
+    check_sampled(case, (t0, t1), us, 128, truth, "Taylor", &bounds, &tm_boxes)?;
     let arcs = case
         .tree
         .links()
@@ -527,32 +544,16 @@ fn check_chord_boxes(
     prop_assert!(e.interval_poses().is_none() && e.taylor_poses().is_none());
     let chord_boxes = boxes(&e, case, us)?;
     let bounds: Vec<IntervalAffine3> = (0..n).map(|i| e.pose_bound(i).unwrap()).collect();
-    let mut poses = vec![DAffine3::IDENTITY; n];
-    for k in 0..=512 {
-        let t = if k == 512 {
-            t1
-        } else {
-            (t0 + (t1 - t0) * f64::from(k) / 512.0).clamp(t0, t1)
-        };
-        motion.poses_at(t, &mut poses).unwrap();
-        for i in 0..n {
-            let p = &poses[i];
-            prop_assert!(
-                widen(&bounds[i], TRUTH_TOL).contains(p),
-                "chord pose bound of link {i} misses the pose at t = {t}: {:?} vs {p:?}",
-                bounds[i]
-            );
-            for x in obb_points(&case.obbs[i], us) {
-                let w = p.transform_point3(x);
-                prop_assert!(
-                    widen_box(&chord_boxes[i], TRUTH_TOL).contains(w),
-                    "chord box of link {i} misses {w} at t = {t}: {:?}",
-                    chord_boxes[i]
-                );
-            }
-        }
-    }
-    Ok(())
+    check_sampled(
+        case,
+        (t0, t1),
+        us,
+        512,
+        |t, out| motion.poses_at(t, out).unwrap(),
+        "chord",
+        &bounds,
+        &chord_boxes,
+    )
 }
 
 proptest! {
