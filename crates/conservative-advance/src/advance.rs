@@ -1232,41 +1232,40 @@ impl<'a> CcdScene<'a> {
                 warm: None,
             }));
         // The obstacles' boxes are whole meshes (a pipe's spans the
-        // scene); their top boxes follow the surface.
+        // scene); their top boxes follow the surface. The link's whole box
+        // first, then piece by piece (chord boxes have several pieces): the
+        // pair cannot come within 3δ before the first piece whose box meets
+        // a top box, and never if none does.
         let boxes = self.hierarchy.link_boxes();
         for task in &mut ws.tasks {
-            if let Other::Obstacle(o) = task.other
-                && self.obstacles.get(o).is_some_and(Obstacle::is_static)
-                && let (Some(tops), Some(b)) = (self.obstacle_tops.get(o), boxes.get(task.link))
-                && !tops.is_empty()
-                && !tops.near(b, 0.0)
-            {
-                task.apart_throughout = true;
+            let Other::Obstacle(o) = task.other else {
+                continue;
+            };
+            if !self.obstacles.get(o).is_some_and(Obstacle::is_static) {
+                continue;
             }
-        }
-        // Then on the pieces of the link's box (chord boxes have several):
-        // the pair cannot come within 3δ before the first piece whose box
-        // meets a top box, and never if none does.
-        for task in &mut ws.tasks {
-            if let Other::Obstacle(o) = task.other
-                && !task.apart_throughout
-                && self.obstacles.get(o).is_some_and(Obstacle::is_static)
-                && let Some(tops) = self.obstacle_tops.get(o)
-                && !tops.is_empty()
-            {
-                // One piece is the whole box, tested above.
-                let pieces = self.hierarchy.link_box_pieces(task.link);
-                if pieces.len() < 2 {
-                    continue;
+            let (Some(tops), Some(b)) = (self.obstacle_tops.get(o), boxes.get(task.link)) else {
+                continue;
+            };
+            if tops.is_empty() {
+                continue;
+            }
+            if !tops.near(b, 0.0) {
+                task.apart_throughout = true;
+                continue;
+            }
+            // One piece is the whole box, just tested.
+            let pieces = self.hierarchy.link_box_pieces(task.link);
+            if pieces.len() < 2 {
+                continue;
+            }
+            match pieces.iter().find(|(_, b)| tops.near(b, 0.0)) {
+                None => task.apart_throughout = true,
+                Some(&((a, _), _)) if a > 0.0 => {
+                    task.start = a;
+                    task.start_on_tops = true;
                 }
-                match pieces.iter().find(|(_, b)| tops.near(b, 0.0)) {
-                    None => task.apart_throughout = true,
-                    Some(&((a, _), _)) if a > 0.0 => {
-                        task.start = a;
-                        task.start_on_tops = true;
-                    }
-                    _ => {}
-                }
+                _ => {}
             }
         }
         let levels = if options.time_pieces {
